@@ -1,0 +1,31 @@
+// Configuration by environment, read and checked in one place.
+import path from 'node:path';
+
+export const DEFAULT_SITE_URL = 'http://localhost:4321';
+
+/** `SITE_URL`: the public base address every absolute URL in answers starts with; never a request's Host header. */
+export function siteUrlFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  const raw = (env.SITE_URL || DEFAULT_SITE_URL).trim();
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`SITE_URL must be an absolute http(s) address like https://profiles.example.com, not \`${raw}\``);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
+    throw new Error(`SITE_URL must be a plain http(s) address without query, fragment or credentials, not \`${raw}\``);
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
+/**
+ * The build time. `SOURCE_DATE_EPOCH` (seconds, the reproducible-builds convention) pins it, so
+ * tests and reproducible builds get the same bytes; otherwise now.
+ */
+export function buildTimeFromEnv(env: NodeJS.ProcessEnv = process.env): Date {
+  const epoch = env.SOURCE_DATE_EPOCH;
+  if (epoch && /^\d+$/.test(epoch)) return new Date(Number(epoch) * 1000);
+  return new Date();
+}
+
+export const distDirFromEnv = (env: NodeJS.ProcessEnv = process.env) => path.resolve(env.DIST_DIR || 'dist');

@@ -1,0 +1,152 @@
+// Loads the whole content folder once, validates every file against the schemas and the checks
+// across files, and reports every problem at once. The build, `npm run check` and the dev server
+// all call `loadContent`.
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  CreatorSchema, DecorationSchema, IMAGE_FILE_PATTERN, ProfileSchema, USERNAME_PATTERN, USERNAME_RULE, ViewsStatsSchema,
+  DECORATION_ID_PATTERN, type Creator, type Decoration, type Profile,
+} from '../schemas/index.ts';
+import { closest, type ContentProblem } from './content-problems.ts';
+import { parseYamlFile } from './yaml-file.ts';
+
+export interface DecorationEntry extends Decoration {
+  id: string;
+}
+
+export interface Content {
+  /** The content folder, absolute. */
+  dir: string;
+  /** Profiles by username, in username order. */
+  profiles: Map<string, Profile>;
+  creators: Map<string, Creator>;
+  decorations: Map<string, DecorationEntry>;
+  /** View counts from `stats/views.yaml`; they replace the profile's own `views`. */
+  views: Map<string, number>;
+}
+
+export interface LoadResult {
+  content: Content;
+  /** Problems that fail the check and the build. */
+  problems: ContentProblem[];
+  /** Things worth knowing that do not fail anything. */
+  warnings: ContentProblem[];
+}
+
+/** The content folder from `CONTENT_DIR`, default `./content`. */
+export const contentDirFromEnv = (env: NodeJS.ProcessEnv = process.env) => path.resolve(env.CONTENT_DIR || 'content');
+
+export function loadContent(dir: string): LoadResult {
+  dir = path.resolve(dir);
+  const problems: ContentProblem[] = [];
+  const warnings: ContentProblem[] = [];
+  const content: Content = { dir, profiles: new Map(), creators: new Map(), decorations: new Map(), views: new Map() };
+
+  if (!isDir(dir)) {
+    problems.push({ file: dir, message: 'the content folder does not exist', hint: 'set CONTENT_DIR to a folder with a `profiles/` folder in it' });
+    return { content, problems, warnings };
+  }
+  if (!isDir(path.join(dir, 'profiles'))) {
+    problems.push({ file: path.join(dir, 'profiles'), message: 'the `profiles/` folder is missing', hint: 'create it and add one `<username>.yaml` file per profile' });
+  }
+
+  const yamlFiles = (sub: string, idPattern: RegExp, rule: string) => {
+    const folder = path.join(dir, sub);
+    const out: { id: string; file: string }[] = [];
+    for (const name of listFiles(folder)) {
+      const file = path.join(folder, name);
+      const ext = path.extname(name);
+      const id = name.slice(0, -ext.length || undefined);
+      if (ext === '.yml') {
+        problems.push({ file, message: 'content files end in `.yaml`', hint: `rename it to \`${id}.yaml\`` });
+      } else if (ext !== '.yaml') {
+        if (sub !== 'decorations') problems.push({ file, message: `only \`.yaml\` files belong in \`${sub}/\``, hint: 'move or delete this file' });
+      } else if (!idPattern.test(id)) {
+        const fixed = id.toLowerCase();
+        problems.push({
+          file, message: `\`${id}\` is not a valid name: ${rule}`,
+          hint: idPattern.test(fixed) ? `rename the file to \`${fixed}.yaml\`` : 'rename the file to follow the rule',
+        });
+      } else {
+        out.push({ id, file });
+      }
+    }
+    return out;
+  };
+
+  for (const { id, file } of yamlFiles('decorations', DECORATION_ID_PATTERN, '1 to 64 characters of a-z, 0-9, `_` and `-`')) {
+    const r = parseYamlFile(file, fs.readFileSync(file, 'utf8'), DecorationSchema);
+    if (!r.ok) { problems.push(...r.problems); continue; }
+    if (!isFile(path.join(dir, 'decorations', r.value.file))) {
+      problems.push({ file, keyPath: 'file', message: `the image \`${r.value.file}\` is not in \`decorations/\``, hint: 'put the image beside this file, or fix the name (it is case-sensitive)' });
+      continue;
+    }
+    content.decorations.set(id, { id, name: r.value.name, file: r.value.file });
+  }
+
+  const avatars = new Set(listFiles(path.join(dir, 'avatars')));
+  for (const { id: username, file } of yamlFiles('profiles', USERNAME_PATTERN, USERNAME_RULE)) {
+    const r = parseYamlFile(file, fs.readFileSync(file, 'utf8'), ProfileSchema);
+    if (!r.ok) { problems.push(...r.problems); continue; }
+    const p = r.value;
+    if (p.avatar && !avatars.has(p.avatar)) {
+      const near = closest(p.avatar, avatars);
+      problems.push({ file, keyPath: 'avatar', message: `the avatar \`${p.avatar}\` is not in \`avatars/\``, hint: near ? `did you mean \`${near}\`?` : 'add the image to content/avatars/ or remove the key' });
+      continue;
+    }
+    if (p.decoration && !content.decorations.has(p.decoration)) {
+      const near = closest(p.decoration, content.decorations.keys());
+      problems.push({ file, keyPath: 'decoration', message: `no decoration \`${p.decoration}\` in \`decorations/\``, hint: near ? `did you mean \`${near}\`?` : `add decorations/${p.decoration}.yaml or remove the key` });
+      continue;
+    }
+    content.profiles.set(username, p);
+  }
+
+  for (const { id: username, file } of yamlFiles('creators', USERNAME_PATTERN, USERNAME_RULE)) {
+    const r = parseYamlFile(file, fs.readFileSync(file, 'utf8'), CreatorSchema);
+    if (!r.ok) { problems.push(...r.problems); continue; }
+    if (!fs.existsSync(path.join(dir, 'profiles', `${username}.yaml`))) {
+      const near = closest(username, content.profiles.keys());
+      problems.push({ file, message: `there is no profile \`${username}\` for this creator`, hint: near ? `did you mean \`${near}.yaml\`?` : `add profiles/${username}.yaml or delete this file` });
+      continue;
+    }
+    content.creators.set(username, r.value);
+  }
+
+  const statsFile = path.join(dir, 'stats', 'views.yaml');
+  if (isFile(statsFile)) {
+    const r = parseYamlFile(statsFile, fs.readFileSync(statsFile, 'utf8'), ViewsStatsSchema.optional());
+    if (!r.ok) problems.push(...r.problems);
+    else for (const [username, count] of Object.entries(r.value ?? {})) {
+      if (fs.existsSync(path.join(dir, 'profiles', `${username}.yaml`))) content.views.set(username, count);
+      else warnings.push({ file: statsFile, keyPath: username, message: `views for \`${username}\`, who has no profile, are ignored` });
+    }
+  }
+
+  problems.sort(byPlace);
+  content.profiles = new Map([...content.profiles].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return { content, problems, warnings };
+}
+
+/** The username for a file name, when it is valid: used by the scripts that write content. */
+export const isValidUsername = (name: string) => USERNAME_PATTERN.test(name);
+export const isImageFileName = (name: string) => IMAGE_FILE_PATTERN.test(name);
+
+const byPlace = (a: ContentProblem, b: ContentProblem) =>
+  a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
+
+// Hidden files (.gitkeep, editor swap files) are not content.
+function listFiles(folder: string): string[] {
+  if (!isDir(folder)) return [];
+  return fs.readdirSync(folder, { withFileTypes: true })
+    .filter((e) => e.isFile() && !e.name.startsWith('.'))
+    .map((e) => e.name)
+    .sort();
+}
+
+function isDir(p: string) {
+  try { return fs.statSync(p).isDirectory(); } catch { return false; }
+}
+function isFile(p: string) {
+  try { return fs.statSync(p).isFile(); } catch { return false; }
+}

@@ -1,0 +1,25 @@
+// The generated avatar of a profile without an image: its first letter on a colour picked from the
+// username, as a small SVG. Served with a CSP that forbids script (see SVG_CSP).
+
+const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.codePointAt(0)};`);
+
+/** The first character as a person sees it (an emoji with its modifiers is one). */
+export function initialOf(displayName: string): string {
+  const first = new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(displayName.trim())[Symbol.iterator]().next();
+  return first.done ? '?' : first.value.segment.toLocaleUpperCase('en');
+}
+
+/** A stable hue from the username (FNV-1a), so the same profile keeps its colour across builds. */
+export function hueOf(username: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < username.length; i++) h = Math.imul(h ^ username.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % 360;
+}
+
+export function defaultAvatarSvg(username: string, displayName: string): string {
+  const hue = hueOf(username);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256" viewBox="0 0 256 256" role="img" aria-label="${escapeXml(displayName)}">`
+    + `<rect width="256" height="256" fill="hsl(${hue} 55% 42%)"/>`
+    + `<text x="50%" y="50%" dy=".35em" text-anchor="middle" font-family="system-ui, sans-serif" font-size="120" font-weight="600" fill="#fff">${escapeXml(initialOf(displayName))}</text>`
+    + `</svg>`;
+}

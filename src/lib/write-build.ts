@@ -1,0 +1,59 @@
+// Writes what the build adds beside Astro's output: the pre-rendered API files, the media the
+// on-demand routes serve, and the site index the server loads. Then swaps the new build in.
+import fs from 'node:fs';
+import path from 'node:path';
+import { CREATORS_PATH, USERS_PATH } from './api.ts';
+import type { Content } from './content.ts';
+import { successJson } from './http.ts';
+import { buildLayout, type SiteIndex } from './site.ts';
+
+export interface WriteStats {
+  userFiles: number;
+  mediaFiles: number;
+}
+
+/** Pre-rendered answers carry the build time as `meta.timestamp` and 0 as `executionTimeMs`. */
+const staticBody = (dataJson: string, index: SiteIndex, metaExtra?: string) =>
+  successJson(dataJson, { timestamp: index.builtAt, executionTimeMs: 0, metaExtra }).body as string;
+
+export function writeApiFiles(outDir: string, index: SiteIndex, content: Content): WriteStats {
+  const layout = buildLayout(outDir);
+  const usersDir = path.join(layout.client, ...USERS_PATH.split('/').filter(Boolean));
+  fs.mkdirSync(usersDir, { recursive: true });
+  for (const user of index.users) {
+    fs.writeFileSync(path.join(usersDir, user.username), staticBody(JSON.stringify(user), index));
+  }
+  const creatorsFile = path.join(layout.client, ...CREATORS_PATH.split('/').filter(Boolean));
+  fs.mkdirSync(path.dirname(creatorsFile), { recursive: true });
+  fs.writeFileSync(creatorsFile, staticBody(JSON.stringify(index.creators), index, `,"total":${index.creators.length}`));
+
+  let mediaFiles = 0;
+  const copy = (from: string, toDir: string, file: string) => {
+    fs.mkdirSync(toDir, { recursive: true });
+    fs.copyFileSync(path.join(from, file), path.join(toDir, file));
+    mediaFiles++;
+  };
+  for (const file of new Set(index.avatars.map(([, f]) => f))) copy(path.join(content.dir, 'avatars'), layout.media.avatars, file);
+  for (const file of index.decorationFiles) copy(path.join(content.dir, 'decorations'), layout.media.decorations, file);
+
+  fs.mkdirSync(layout.server, { recursive: true });
+  fs.writeFileSync(layout.siteIndex, JSON.stringify(index));
+  return { userFiles: index.users.length, mediaFiles };
+}
+
+/**
+ * Replaces `target` with `fresh` in two renames, so a failed build never leaves a half-written
+ * `dist/`: until the swap the old build is untouched.
+ */
+export function swapInBuild(fresh: string, target: string): void {
+  const old = `${target}.old-${process.pid}`;
+  const hadOld = fs.existsSync(target);
+  if (hadOld) fs.renameSync(target, old);
+  try {
+    fs.renameSync(fresh, target);
+  } catch (e) {
+    if (hadOld) fs.renameSync(old, target);
+    throw e;
+  }
+  if (hadOld) fs.rmSync(old, { recursive: true, force: true });
+}

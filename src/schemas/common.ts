@@ -1,0 +1,41 @@
+import { z } from 'astro/zod';
+
+/** A username: the profile's file name. No dot, so `bob.html` can never make a static host serve JSON as HTML. */
+export const USERNAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+export const USERNAME_RULE = '1 to 32 characters of a-z, 0-9, `_` and `-`, starting with a letter or digit';
+
+/** The id of a decoration: its file name in `content/decorations/`. */
+export const DECORATION_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/** Image types an operator may place in `content/avatars/` or `content/decorations/`, with the type we serve them as. */
+export const IMAGE_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  avif: 'image/avif',
+};
+
+/** A plain file name (no folder, no `..`) with one of the image extensions above. SVG is left out on purpose: it can carry script. */
+export const IMAGE_FILE_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\\.(${Object.keys(IMAGE_TYPES).join('|')})$`, 'i');
+
+/** Length in characters as a person counts them (code points), not UTF-16 units: an emoji is one. */
+export const charLength = (s: string) => [...s].length;
+
+// C0/C1 control characters except tab and newline: invisible, and they break terminals and logs.
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+/** Text of 0..max characters without control characters (newlines allowed when `multiline`). */
+export const text = (max: number, { multiline = false } = {}) =>
+  z.string({ error: 'must be text' })
+    .refine((s) => charLength(s) <= max, { error: `must be at most ${max} characters` })
+    .refine((s) => !CONTROL.test(s) && (multiline || !/[\t\n]/.test(s)), {
+      error: multiline ? 'must not contain control characters' : 'must be one line without control characters',
+    });
+
+/** An ISO 8601 date-time with a zone, e.g. `2021-03-14T09:26:53Z` or `2022-07-04T15:30:00+02:00`. */
+export const DateTimeSchema = z.iso.datetime({
+  offset: true,
+  error: 'must be an ISO 8601 date-time with a zone, like `2021-03-14T09:26:53Z` or `2021-03-14T11:26:53+02:00`',
+});

@@ -1,0 +1,10 @@
+import { z } from 'astro/zod';
+import { USERNAME_PATTERN, USERNAME_RULE } from './common.ts';
+
+/** `content/stats/views.yaml`, written by tools: `username: count`; a count replaces the profile's `views`. */
+export const ViewsStatsSchema = z.record(
+  z.string().regex(USERNAME_PATTERN, { error: `must be a username: ${USERNAME_RULE}` }),
+  z.int({ error: 'must be a whole number >= 0' }).min(0, { error: 'must be a whole number >= 0' }),
+  { error: 'must be a mapping of `username: count` lines' },
+);
+export type ViewsStats = z.infer<typeof ViewsStatsSchema>;

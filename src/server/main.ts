@@ -1,0 +1,30 @@
+// Usage: npm run serve            (HOST, PORT, DIST_DIR from the environment; default localhost:4321, ./dist)
+//
+// Serves the last good build. Stops cleanly on SIGTERM/SIGINT.
+import { distDirFromEnv } from '../lib/config.ts';
+import { createSiteServer } from './server.ts';
+
+const host = process.env.HOST || 'localhost';
+const port = Number(process.env.PORT || 4321);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`serve: PORT must be a port number, not \`${process.env.PORT}\``);
+  process.exit(2);
+}
+
+let app;
+try {
+  app = await createSiteServer(distDirFromEnv());
+} catch (e) {
+  console.error(`serve: ${(e as Error).message}`);
+  process.exit(1);
+}
+const { server, site, files } = app;
+server.listen(port, host, () => {
+  console.log(`Serving ${site.userCount} profiles (${files.size} files, built ${site.builtAt}) on http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+});
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+  });
+}

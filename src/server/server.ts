@@ -1,0 +1,105 @@
+// The server for a build folder: static files with the contract's headers, the on-demand API,
+// case redirects for pages, and Astro's request handler (@astrojs/node, middleware mode) for any
+// on-demand Astro page. Every answer gets the common headers, errors included.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { dispatch, foldAscii, isApiPath } from '../lib/api.ts';
+import {
+  COMMON_HEADERS, HTML_CSP, HTML_TYPE, JSON_TYPE, errorJson, finish, isReadMethod, methodNotAllowed, preflight, splitTarget,
+  type ApiRequest, type ApiResponse,
+} from '../lib/http.ts';
+import { Site, buildLayout, loadBuiltSite } from '../lib/site.ts';
+import { StaticFiles } from './static-files.ts';
+
+type AstroHandler = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void, locals: object) => Promise<void>;
+
+export interface SiteServer {
+  server: http.Server;
+  site: Site;
+  files: StaticFiles;
+}
+
+export async function createSiteServer(distDir: string): Promise<SiteServer> {
+  const layout = buildLayout(distDir);
+  if (!fs.existsSync(layout.siteIndex)) {
+    throw new Error(`No build in ${distDir}: run \`npm run build\` first (or \`npm start\`, which builds and serves).`);
+  }
+  const site = loadBuiltSite(distDir);
+  const files = new StaticFiles(layout.client);
+  const notFoundHtml = files.notFoundPage ? fs.readFileSync(files.notFoundPage) : Buffer.from('<!doctype html><title>Not found</title><h1>Not found</h1>');
+  const entry = path.join(layout.server, 'entry.mjs');
+  const astro: AstroHandler | undefined = fs.existsSync(entry) ? (await import(pathToFileURL(entry).href)).handler : undefined;
+
+  const notFoundPage = (req: ApiRequest): ApiResponse => finish(req, {
+    status: 404,
+    headers: { ...COMMON_HEADERS, 'content-type': HTML_TYPE, 'content-security-policy': HTML_CSP, 'x-frame-options': 'DENY' },
+    body: notFoundHtml,
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const request = splitTarget(req.method ?? 'GET', req.url ?? '/', (name) => headerOf(req, name), performance.now());
+    if (request.method === 'OPTIONS') return send(res, preflight());
+    if (!isReadMethod(request.method)) return send(res, methodNotAllowed(request));
+
+    const decoded = safeDecode(request.path);
+    if (decoded !== undefined && files.has(decoded)) {
+      const file = await files.load(decoded);
+      if (file) return send(res, finish(request, { status: 200, headers: file.headers, body: file.body }));
+    }
+    if (isApiPath(request.path)) return send(res, await dispatch(site, request));
+
+    // `/p/ALICE` and `/p/alice/` are the page of alice: a permanent redirect keeps one address per page.
+    if (decoded?.startsWith('/p/')) {
+      const wanted = foldAscii(decoded.replace(/\/+$/, ''));
+      if (wanted !== decoded && files.has(wanted)) {
+        return send(res, { status: 308, headers: { ...COMMON_HEADERS, location: wanted }, body: null });
+      }
+    }
+    if (astro && decoded !== undefined && !decoded.startsWith('/p/')) {
+      // Astro answers its own on-demand pages; it calls `next` when it has none for this path.
+      for (const [k, v] of Object.entries(COMMON_HEADERS)) res.setHeader(k, v);
+      return astro(req, res, () => send(res, notFoundPage(request)), { site });
+    }
+    return send(res, notFoundPage(request));
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      console.error(`error answering ${req.method} ${req.url}:`, error);
+      if (!res.headersSent) send(res, errorJson(500, 'BAD_REQUEST', 'The server failed to answer this request.'));
+      else res.destroy();
+    });
+  });
+  // A request Node cannot even parse still gets a JSON answer with the common headers.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();
+    const body = errorJson(400, 'BAD_REQUEST', 'The request could not be parsed.').body as string;
+    const headers = Object.entries({ ...COMMON_HEADERS, 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
+      .map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.end(`HTTP/1.1 400 Bad Request\r\n${headers}\r\n${body}`);
+  });
+  return { server, site, files };
+}
+
+function send(res: http.ServerResponse, r: ApiResponse): void {
+  const headers: Record<string, string> = { ...r.headers };
+  if (r.body !== null) headers['content-length'] = String(typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength);
+  else if (r.status !== 204 && r.status !== 304 && !headers['content-length']) headers['content-length'] = '0';
+  res.writeHead(r.status, headers);
+  res.end(r.body ?? undefined);
+}
+
+function headerOf(req: http.IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+function safeDecode(p: string): string | undefined {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,119 @@
+// The build's static files, indexed once at start-up. A request is served only when its path is a
+// key of this index: no request path is ever joined onto a folder, so `..`, encoded slashes or NUL
+// cannot reach a file outside dist/client.
+import fs from 'node:fs';
+import path from 'node:path';
+import { COMMON_HEADERS, HTML_CSP, HTML_TYPE, IMMUTABLE_CACHE_CONTROL, JSON_TYPE, SVG_CSP, etagOf } from '../lib/http.ts';
+
+const TYPES: Record<string, string> = {
+  '.html': HTML_TYPE,
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.json': JSON_TYPE,
+  '.txt': 'text/plain; charset=utf-8',
+  '.xml': 'application/xml; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.avif': 'image/avif',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+};
+
+export interface StaticFile {
+  file: string;
+  size: number;
+  headers: Record<string, string>;
+}
+
+export interface LoadedFile {
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+/** The headers a static file is served with: the same a `_headers` file gives a static host. */
+export function staticHeaders(urlPath: string, ext: string): Record<string, string> {
+  // API files have no extension (`/api/v1/users/alice`): they are JSON.
+  const type = TYPES[ext] ?? (ext === '' && (urlPath.startsWith('/api/') || urlPath.startsWith('/service-api/')) ? JSON_TYPE : 'application/octet-stream');
+  const headers: Record<string, string> = { ...COMMON_HEADERS, 'content-type': type };
+  if (urlPath.startsWith('/_astro/')) headers['cache-control'] = IMMUTABLE_CACHE_CONTROL;
+  if (type === HTML_TYPE) {
+    headers['content-security-policy'] = HTML_CSP;
+    headers['x-frame-options'] = 'DENY';
+  }
+  if (ext === '.svg') headers['content-security-policy'] = SVG_CSP;
+  return headers;
+}
+
+/** Maps each file to the address it is served at: `p/alice.html` at `/p/alice`, `index.html` at `/`. */
+export function urlPathOf(rel: string): string | undefined {
+  const posix = rel.split(path.sep).join('/');
+  if (posix === '404.html' || posix === '500.html') return undefined;
+  if (posix === 'index.html') return '/';
+  if (posix.endsWith('/index.html')) return `/${posix.slice(0, -'/index.html'.length)}`;
+  if (posix.endsWith('.html')) return `/${posix.slice(0, -'.html'.length)}`;
+  return `/${posix}`;
+}
+
+export class StaticFiles {
+  readonly #files = new Map<string, StaticFile>();
+  readonly #cache = new Map<string, LoadedFile>();
+  #cachedBytes = 0;
+  readonly #cacheBudget: number;
+  readonly root: string;
+  readonly notFoundPage: string | undefined;
+
+  /** @param cacheBudget bytes of file bodies kept in memory (the most recently used) */
+  constructor(root: string, cacheBudget = 64 << 20) {
+    this.root = root;
+    this.#cacheBudget = cacheBudget;
+    for (const entry of fs.readdirSync(root, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const file = path.join(entry.parentPath, entry.name);
+      const rel = path.relative(root, file);
+      const urlPath = urlPathOf(rel);
+      if (!urlPath) continue;
+      this.#files.set(urlPath, { file, size: fs.statSync(file).size, headers: staticHeaders(urlPath, path.extname(entry.name)) });
+    }
+    const notFound = path.join(root, '404.html');
+    this.notFoundPage = fs.existsSync(notFound) ? notFound : undefined;
+  }
+
+  has(urlPath: string): boolean {
+    return this.#files.has(urlPath);
+  }
+
+  get size() {
+    return this.#files.size;
+  }
+
+  /** The file's bytes and headers (ETag included), from memory when recently used. */
+  async load(urlPath: string): Promise<LoadedFile | undefined> {
+    const hit = this.#cache.get(urlPath);
+    if (hit) {
+      // Re-insert: Map order is the recency order the eviction below relies on.
+      this.#cache.delete(urlPath);
+      this.#cache.set(urlPath, hit);
+      return hit;
+    }
+    const entry = this.#files.get(urlPath);
+    if (!entry) return undefined;
+    const body = await fs.promises.readFile(entry.file);
+    const loaded = { body, headers: { ...entry.headers, etag: etagOf(body) } };
+    if (body.length <= this.#cacheBudget / 16) {
+      this.#cache.set(urlPath, loaded);
+      this.#cachedBytes += body.length;
+      while (this.#cachedBytes > this.#cacheBudget) {
+        const [oldest, file] = this.#cache.entries().next().value!;
+        this.#cache.delete(oldest);
+        this.#cachedBytes -= file.body.length;
+      }
+    }
+    return loaded;
+  }
+}
