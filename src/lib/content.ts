@@ -78,7 +78,7 @@ export function loadContent(dir: string): LoadResult {
     const r = parseYamlFile(file, fs.readFileSync(file, 'utf8'), DecorationSchema);
     if (!r.ok) { problems.push(...r.problems); continue; }
     if (!isFile(path.join(dir, 'decorations', r.value.file))) {
-      problems.push({ file, keyPath: 'file', message: `the image \`${r.value.file}\` is not in \`decorations/\``, hint: 'put the image beside this file, or fix the name (it is case-sensitive)' });
+      problems.push({ file, ...r.locate(['file']), keyPath: 'file', message: `the image \`${r.value.file}\` is not in \`decorations/\``, hint: 'put the image beside this file, or fix the name (it is case-sensitive)' });
       continue;
     }
     content.decorations.set(id, { id, name: r.value.name, file: r.value.file });
@@ -91,12 +91,12 @@ export function loadContent(dir: string): LoadResult {
     const p = r.value;
     if (p.avatar && !avatars.has(p.avatar)) {
       const near = closest(p.avatar, avatars);
-      problems.push({ file, keyPath: 'avatar', message: `the avatar \`${p.avatar}\` is not in \`avatars/\``, hint: near ? `did you mean \`${near}\`?` : 'add the image to content/avatars/ or remove the key' });
+      problems.push({ file, ...r.locate(['avatar']), keyPath: 'avatar', message: `the avatar \`${p.avatar}\` is not in \`avatars/\``, hint: near ? `did you mean \`${near}\`?` : 'add the image to content/avatars/ or remove the key' });
       continue;
     }
     if (p.decoration && !content.decorations.has(p.decoration)) {
       const near = closest(p.decoration, content.decorations.keys());
-      problems.push({ file, keyPath: 'decoration', message: `no decoration \`${p.decoration}\` in \`decorations/\``, hint: near ? `did you mean \`${near}\`?` : `add decorations/${p.decoration}.yaml or remove the key` });
+      problems.push({ file, ...r.locate(['decoration']), keyPath: 'decoration', message: `no decoration \`${p.decoration}\` in \`decorations/\``, hint: near ? `did you mean \`${near}\`?` : `add decorations/${p.decoration}.yaml or remove the key` });
       continue;
     }
     content.profiles.set(username, p);
@@ -119,7 +119,7 @@ export function loadContent(dir: string): LoadResult {
     if (!r.ok) problems.push(...r.problems);
     else for (const [username, count] of Object.entries(r.value ?? {})) {
       if (fs.existsSync(path.join(dir, 'profiles', `${username}.yaml`))) content.views.set(username, count);
-      else warnings.push({ file: statsFile, keyPath: username, message: `views for \`${username}\`, who has no profile, are ignored` });
+      else warnings.push({ file: statsFile, ...r.locate([username]), keyPath: username, message: `views for \`${username}\`, who has no profile, are ignored` });
     }
   }
 

@@ -7,7 +7,9 @@ import { closest, formatKeyPath, type ContentProblem } from './content-problems.
 /** Aliases (`*name`) per file. Real profiles need none; the limit stops "billion laughs" alias bombs in milliseconds. */
 export const MAX_ALIASES = 50;
 
-export type ParseResult<T> = { ok: true; value: T; problems: [] } | { ok: false; problems: ContentProblem[] };
+export type ParseResult<T> =
+  | { ok: true; value: T; problems: []; locate: (keys: PropertyKey[]) => { line?: number; column?: number } }
+  | { ok: false; problems: ContentProblem[] };
 
 export function parseYamlFile<S extends z.ZodType>(file: string, source: string, schema: S): ParseResult<z.output<S>> {
   const lineCounter = new LineCounter();
@@ -45,7 +47,11 @@ export function parseYamlFile<S extends z.ZodType>(file: string, source: string,
     return { ok: false, problems: [{ file, line: 1, column: 1, message: 'the file is empty', hint: 'write the keys as `key: value` lines' }] };
   }
   const result = schema.safeParse(data);
-  if (result.success) return { ok: true, value: result.data, problems: [] };
+  if (result.success) {
+    // Checks across files (a missing avatar, say) point at the value's line too.
+    const locate = (keys: PropertyKey[]) => at((doc.getIn(keys, true) as Node | undefined)?.range?.[0]);
+    return { ok: true, value: result.data, problems: [], locate };
+  }
 
   for (const issue of result.error.issues) {
     const keys = issue.path as PropertyKey[];
@@ -59,6 +65,11 @@ export function parseYamlFile<S extends z.ZodType>(file: string, source: string,
           hint: suggestion ? `did you mean \`${suggestion}\`?` : `the keys allowed here are ${allowed.map((k) => `\`${k}\``).join(', ')}`,
         });
       }
+      continue;
+    }
+    if (issue.code === 'invalid_key') {
+      const key = String(keys.at(-1));
+      problems.push({ file, ...at(keyNode(doc, keys.slice(0, -1), key)?.range?.[0]), message: `\`${key}\` ${issue.issues[0]?.message ?? 'is not allowed as a key here'}` });
       continue;
     }
     const node = doc.getIn(keys, true) as Node | undefined;

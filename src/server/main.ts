@@ -20,7 +20,9 @@ try {
 }
 const { server, site, files } = app;
 server.listen(port, host, () => {
-  console.log(`Serving ${site.userCount} profiles (${files.size} files, built ${site.builtAt}) on http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  // The bound port, so PORT=0 (any free port) can be used by tests.
+  const bound = (server.address() as import('node:net').AddressInfo).port;
+  console.log(`Serving ${site.userCount} profiles (${files.size} files, built ${site.builtAt}) on http://${host.includes(':') ? `[${host}]` : host}:${bound}`);
 });
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
