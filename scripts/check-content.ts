@@ -1,0 +1,41 @@
+// Usage: npm run check [-- <content-dir>] [--format text|github]
+//
+// Validates the whole content folder (default CONTENT_DIR, else ./content) with the same code the
+// build runs, and reports every problem at once: file, line and column, key, what is wrong and how
+// to fix it. Under GitHub Actions (or with --format github) it prints `::error` annotations so a
+// pull request shows each problem on its line. Exits 1 when there is any problem.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { contentDirFromEnv, loadContent } from '../src/lib/content.ts';
+import { formatProblem, formatProblemGithub } from '../src/lib/content-problems.ts';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { format: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+});
+if (values.help) {
+  console.log('Usage: npm run check [-- <content-dir>] [--format text|github]');
+  process.exit(0);
+}
+const format = values.format ?? (process.env.GITHUB_ACTIONS === 'true' ? 'github' : 'text');
+if (format !== 'text' && format !== 'github') {
+  console.error(`check: --format must be \`text\` or \`github\`, not \`${format}\``);
+  process.exit(2);
+}
+
+const started = performance.now();
+const dir = positionals[0] ? path.resolve(positionals[0]) : contentDirFromEnv();
+const { content, problems, warnings } = loadContent(dir);
+const print = format === 'github' ? formatProblemGithub : formatProblem;
+
+for (const w of warnings) console.warn(format === 'github' ? print(w).replace('::error', '::warning') : `warning: ${print(w)}`);
+for (const p of problems) console.error(print(p));
+
+const ms = Math.round(performance.now() - started);
+const counted = `${content.profiles.size} profiles, ${content.creators.size} creators, ${content.decorations.size} decorations`;
+if (problems.length) {
+  const files = new Set(problems.map((p) => p.file)).size;
+  console.error(`\n${problems.length} problem(s) in ${files} file(s) of ${path.relative(process.cwd(), dir) || dir} (${ms} ms). Fix each as its hint says, then run \`npm run check\` again.`);
+  process.exit(1);
+}
+console.log(`Content OK: ${counted}${warnings.length ? `, ${warnings.length} warning(s)` : ''} (${ms} ms).`);
