@@ -2,6 +2,7 @@
 // (Site, ApiRequest) -> ApiResponse. The Node server and the Astro catch-all routes both call
 // `dispatch`, so there is one routing table.
 import { USERNAME_PATTERN, USERNAME_RULE } from '../schemas/common.ts';
+import { creatorsPage, parseCreatorsQuery, type CreatorsQuery } from './creators-list.ts';
 import { defaultAvatarSvg } from './default-avatar.ts';
 import {
   SVG_CSP, elapsed, errorJson, fileResponse, finish, isReadMethod, methodNotAllowed, notFound, preflight, successJson,
@@ -72,14 +73,22 @@ export function userByPath(site: Site, req: ApiRequest, segment: string): ApiRes
 /** GET /api/v1/users?username=... */
 export const userByQuery = (site: Site, req: ApiRequest) => userAnswer(req, site, usernameFromQuery(req, 'username'));
 
-/** GET /service-api/v1/creators: active creators, featured first, then by views, then by name. */
-export function creators(site: Site, req: ApiRequest): ApiResponse {
-  return successJson(site.creatorsJson, {
-    etag: site.creatorsEtag,
-    timestamp: new Date().toISOString(),
-    executionTimeMs: elapsed(req),
-    metaExtra: `,"total":${site.creators.length}`,
+/** One page of the creators list as an answer: the pre-rendered default and every on-demand page. */
+export function creatorsAnswer(site: Site, query: CreatorsQuery, timestamp: string, executionTimeMs: number): ApiResponse {
+  const page = creatorsPage(site.sortedCreators, query, (params) => `${site.siteUrl}${CREATORS_PATH}?${params}`);
+  return successJson(JSON.stringify(page.items), {
+    timestamp,
+    executionTimeMs,
+    metaExtra: `,"total":${page.total},"limit":${query.limit}`,
+    linksJson: JSON.stringify({ next: page.next, prev: page.prev }),
   });
+}
+
+/** GET /service-api/v1/creators?limit=&cursor=&category=&featured=&sort= */
+export function creators(site: Site, req: ApiRequest): ApiResponse {
+  const parsed = parseCreatorsQuery(req.query);
+  if (!parsed.ok) return errorJson(400, 'INVALID_PARAMETER', parsed.message, req);
+  return creatorsAnswer(site, parsed.query, new Date().toISOString(), elapsed(req));
 }
 
 /** GET /api/avatar?u=<username>: the avatar image, or a generated one for a profile without. */

@@ -81,11 +81,15 @@ export const elapsed = (req: ApiRequest) => Math.max(0, Math.round((performance.
  * A success answer around an already-serialised `data`. The ETag covers `data` only, so it stays
  * the same while `meta.timestamp` moves: weak, since the bytes differ (RFC 9110 §8.8.1).
  */
-export function successJson(dataJson: string, opts: { etag?: string; timestamp: string; executionTimeMs: number; metaExtra?: string }): ApiResponse {
-  const body = `{"success":true,"data":${dataJson},"meta":${meta(opts.timestamp, opts.executionTimeMs, opts.metaExtra)}}`;
+export function successJson(
+  dataJson: string,
+  opts: { etag?: string; timestamp: string; executionTimeMs: number; metaExtra?: string; linksJson?: string },
+): ApiResponse {
+  const links = opts.linksJson ? `,"links":${opts.linksJson}` : '';
+  const body = `{"success":true,"data":${dataJson},"meta":${meta(opts.timestamp, opts.executionTimeMs, opts.metaExtra)}${links}}`;
   return {
     status: 200,
-    headers: { ...COMMON_HEADERS, 'content-type': JSON_TYPE, etag: opts.etag ?? `W/${etagOf(dataJson)}` },
+    headers: { ...COMMON_HEADERS, 'content-type': JSON_TYPE, etag: opts.etag ?? `W/${etagOf(dataJson + (opts.metaExtra ?? '') + links)}` },
     body,
   };
 }

@@ -7,6 +7,7 @@ import { IMAGE_TYPES } from '../schemas/common.ts';
 import type { CreatorSummary, PublicUser } from '../schemas/api.ts';
 import type { Content } from './content.ts';
 import { etagOf } from './http.ts';
+import { sortedCreators, type CreatorRow, type CreatorSort } from './creators-list.ts';
 import { compareCreators, toCreatorSummary, toPublicUser, type PublicContext } from './public-user.ts';
 
 export const SITE_INDEX_FILE = 'site-index.json';
@@ -76,8 +77,8 @@ export class Site {
   readonly builtAt: string;
   readonly siteUrl: string;
   readonly creators: readonly CreatorSummary[];
-  readonly creatorsJson: string;
-  readonly creatorsEtag: string;
+  /** The creators in each list order, for the creators list API. */
+  readonly sortedCreators: Record<CreatorSort, CreatorRow[]>;
   readonly #users = new Map<string, UserEntry>();
   readonly #avatars: Map<string, string>;
   readonly #decorationFiles: Set<string>;
@@ -94,8 +95,10 @@ export class Site {
     this.#avatars = new Map(index.avatars);
     this.#decorationFiles = new Set(index.decorationFiles);
     this.creators = index.creators;
-    this.creatorsJson = JSON.stringify(index.creators);
-    this.creatorsEtag = `W/${etagOf(this.creatorsJson)}`;
+    this.sortedCreators = sortedCreators(index.creators.map((summary) => ({
+      summary,
+      createdAt: Date.parse(this.#users.get(summary.username)!.user.createdAt),
+    })));
     this.#media = media;
   }
 

@@ -2,30 +2,31 @@
 // on-demand routes serve, and the site index the server loads. Then swaps the new build in.
 import fs from 'node:fs';
 import path from 'node:path';
-import { CREATORS_PATH, USERS_PATH } from './api.ts';
+import { CREATORS_PATH, USERS_PATH, creatorsAnswer } from './api.ts';
+import { DEFAULT_LIMIT } from './creators-list.ts';
 import type { Content } from './content.ts';
 import { successJson } from './http.ts';
-import { buildLayout, type SiteIndex } from './site.ts';
+import { Site, buildLayout, type SiteIndex } from './site.ts';
 
 export interface WriteStats {
   userFiles: number;
   mediaFiles: number;
 }
 
-/** Pre-rendered answers carry the build time as `meta.timestamp` and 0 as `executionTimeMs`. */
-const staticBody = (dataJson: string, index: SiteIndex, metaExtra?: string) =>
-  successJson(dataJson, { timestamp: index.builtAt, executionTimeMs: 0, metaExtra }).body as string;
+// Pre-rendered answers carry the build time as `meta.timestamp` and 0 as `executionTimeMs`.
 
 export function writeApiFiles(outDir: string, index: SiteIndex, content: Content): WriteStats {
   const layout = buildLayout(outDir);
   const usersDir = path.join(layout.client, ...USERS_PATH.split('/').filter(Boolean));
   fs.mkdirSync(usersDir, { recursive: true });
-  for (const user of index.users) {
-    fs.writeFileSync(path.join(usersDir, user.username), staticBody(JSON.stringify(user), index));
+  const site = new Site(index, layout.media);
+  for (const { user, dataJson } of site.users()) {
+    fs.writeFileSync(path.join(usersDir, user.username), successJson(dataJson, { timestamp: index.builtAt, executionTimeMs: 0 }).body as string);
   }
   const creatorsFile = path.join(layout.client, ...CREATORS_PATH.split('/').filter(Boolean));
   fs.mkdirSync(path.dirname(creatorsFile), { recursive: true });
-  fs.writeFileSync(creatorsFile, staticBody(JSON.stringify(index.creators), index, `,"total":${index.creators.length}`));
+  // The default page of the list: the same answer `?limit=50&sort=featured` gets on demand.
+  fs.writeFileSync(creatorsFile, creatorsAnswer(site, { limit: DEFAULT_LIMIT, sort: 'featured' }, index.builtAt, 0).body as string);
 
   let mediaFiles = 0;
   const copy = (from: string, toDir: string, file: string) => {

@@ -88,5 +88,12 @@ export const UserBodySchema = z.strictObject({ success: z.literal(true), data: P
 export const CreatorsBodySchema = z.strictObject({
   success: z.literal(true),
   data: z.array(CreatorSummarySchema),
-  meta: MetaSchema.extend({ total: z.int().min(0) }),
+  meta: MetaSchema.extend({
+    /** Creators matching the filters, across all pages. */
+    total: z.int().min(0),
+    /** Items per page. */
+    limit: z.int().min(1).max(100),
+  }),
+  /** Full addresses of the neighbouring pages, or null at the ends. */
+  links: z.strictObject({ next: z.url().nullable(), prev: z.url().nullable() }),
 });

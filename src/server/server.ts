@@ -44,7 +44,10 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
     if (!isReadMethod(request.method)) return send(res, methodNotAllowed(request));
 
     const decoded = safeDecode(request.path);
-    if (decoded !== undefined && files.has(decoded)) {
+    // An API address with a query is answered on demand (`/service-api/v1/creators?limit=10`), even
+    // where the bare address is a pre-rendered file.
+    const onDemand = request.query.size > 0 && isApiPath(request.path);
+    if (decoded !== undefined && !onDemand && files.has(decoded)) {
       const file = await files.load(decoded);
       if (file) return send(res, finish(request, { status: 200, headers: file.headers, body: file.body }));
     }
