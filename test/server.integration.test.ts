@@ -1,50 +1,24 @@
 // The whole service: build the test content with `npm run build`'s script, start the real server
 // (`npm run serve`'s script) on a free port, and call it over HTTP.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ErrorBodySchema, UserBodySchema } from '../src/schemas/api.ts';
-import { FIXTURE, PRIVATE_MARKERS, ROOT } from './helpers.ts';
+import { buildAndServe, type BuiltServer } from './built-server.ts';
+import { FIXTURE, PRIVATE_MARKERS } from './helpers.ts';
 
-// Inside the project, so the server bundle resolves its packages from node_modules.
-const WORK = path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `run-${process.pid}`);
-const DIST = path.join(WORK, 'dist');
-const SITE_URL = 'https://profiles.example.net';
-const BUILD_EPOCH = 1768478400; // 2026-01-15T12:00:00Z
-
-function build(contentDir: string) {
-  return spawnSync(process.execPath, ['scripts/build-site.ts'], {
-    cwd: ROOT, encoding: 'utf8',
-    env: { ...process.env, CONTENT_DIR: contentDir, SITE_URL, DIST_DIR: DIST, SOURCE_DATE_EPOCH: String(BUILD_EPOCH) },
-  });
-}
-
-let server: ChildProcess;
+let service: BuiltServer;
 let base = '';
+let DIST = '';
+let WORK = '';
+const build = (dir: string) => service.build(dir);
 
 beforeAll(async () => {
-  fs.rmSync(WORK, { recursive: true, force: true });
-  fs.mkdirSync(WORK, { recursive: true });
-  const b = build(FIXTURE);
-  expect(b.status, b.stderr + b.stdout).toBe(0);
-  server = spawn(process.execPath, ['src/server/main.ts'], { cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DIST_DIR: DIST } });
-  base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    server.stdout!.on('data', (d) => {
-      out += d;
-      const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    server.stderr!.on('data', (d) => { out += d; });
-    server.once('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
-  });
+  service = await buildAndServe(FIXTURE, { name: 'integration' });
+  ({ base, dist: DIST, work: WORK } = service);
 }, 120_000);
 
-afterAll(() => {
-  server?.kill();
-  fs.rmSync(WORK, { recursive: true, force: true });
-});
+afterAll(() => service?.stop());
 
 const get = (p: string, init?: RequestInit) => fetch(base + p, { redirect: 'manual', ...init });
 
@@ -128,6 +102,17 @@ describe('the built service over HTTP', () => {
     expect(missing.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(await missing.text()).toContain('Nothing here');
     expect((await get('/p/alice/foo.js')).status).toBe(404);
+  });
+
+  test('the HTML and CSS of a profile page stay under 30 KB', async () => {
+    for (const name of ['alice', 'carol', 'dave']) {
+      const html = await (await get(`/p/${name}`)).text();
+      const css = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((m) => m[1]!);
+      expect(css.length).toBeGreaterThan(0);
+      let bytes = Buffer.byteLength(html);
+      for (const href of css) bytes += (await (await get(href)).arrayBuffer()).byteLength;
+      expect(bytes, name).toBeLessThan(30 * 1024);
+    }
   });
 
   test('source, content and the server bundle are never served', async () => {

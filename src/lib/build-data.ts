@@ -26,8 +26,8 @@ export function getSiteIndex(): SiteIndex {
   return cached.index;
 }
 
-/** The dev server's Site: media straight from the content folder. */
-export function getDevSite(): Site {
+/** The Site of the content being built (or served by `astro dev`); media straight from the content folder. */
+export function getSite(): Site {
   const index = getSiteIndex();
   const dir = contentDirFromEnv();
   cached!.site ??= new Site(index, { avatars: path.join(dir, 'avatars'), decorations: path.join(dir, 'decorations') });

@@ -1,12 +1,9 @@
 // The creators directory as a list API: filters, sorts and keyset cursors over the creators of one
 // build. The pre-rendered default answer and every on-demand page are made by `creatorsPage`, so
 // they cannot disagree.
-import type { CreatorSummary } from '../schemas/api.ts';
+import { CREATOR_SORTS, DEFAULT_LIMIT, MAX_LIMIT, type CreatorSummary } from '../schemas/api.ts';
 
-export const CREATOR_SORTS = ['featured', 'views', 'newest', 'name'] as const;
 export type CreatorSort = (typeof CREATOR_SORTS)[number];
-export const DEFAULT_LIMIT = 50;
-export const MAX_LIMIT = 100;
 
 /** A creator with what sorting needs beyond the public summary. */
 export interface CreatorRow {

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CREATORS_PATH, USERS_PATH, creatorsAnswer } from './api.ts';
-import { DEFAULT_LIMIT } from './creators-list.ts';
+import { DEFAULT_LIMIT } from '../schemas/api.ts';
 import type { Content } from './content.ts';
 import { successJson } from './http.ts';
 import { Site, buildLayout, type SiteIndex } from './site.ts';
