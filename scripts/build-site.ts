@@ -4,20 +4,31 @@
 // and swaps it in as dist/ only when every step succeeded: bad content never replaces the last
 // good build.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build as astroBuild } from 'astro';
 import { buildTimeFromEnv, distDirFromEnv, siteUrlFromEnv } from '../src/lib/config.ts';
 import { contentDirFromEnv, loadContent } from '../src/lib/content.ts';
 import { formatProblem } from '../src/lib/content-problems.ts';
-import { SITE_INDEX_ENV } from '../src/lib/build-data.ts';
+import { handOverSiteIndex } from '../src/lib/build-data.ts';
 import { buildSiteIndex } from '../src/lib/site.ts';
 import { swapInBuild, writeApiFiles } from '../src/lib/write-build.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const started = performance.now();
 const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
+
+// Each step says when it starts and how long it took, so a long build shows where it is.
+const timings: string[] = [];
+async function step<T>(name: string, work: () => T | Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  process.stdout.write(`${name}…`);
+  const result = await work();
+  const s = ((performance.now() - t0) / 1000).toFixed(1);
+  process.stdout.write(` ${s} s\n`);
+  timings.push(`${name.toLowerCase()} ${s} s`);
+  return result;
+}
 
 let siteUrl: string;
 try {
@@ -30,39 +41,44 @@ const contentDir = contentDirFromEnv();
 const distDir = distDirFromEnv();
 const builtAt = buildTimeFromEnv();
 
-const { content, problems, warnings } = loadContent(contentDir);
-for (const w of warnings) console.warn(`warning: ${formatProblem(w)}`);
-if (problems.length) {
-  for (const p of problems) console.error(formatProblem(p));
-  console.error(`\n${problems.length} problem(s) in ${path.relative(process.cwd(), contentDir) || contentDir}. Nothing was built; ${path.relative(process.cwd(), distDir)}/ is untouched.`);
-  console.error('Fix each line above (the hint says how), then run `npm run check` to try again quickly.');
-  process.exit(1);
+/** Validates the content and makes the public index; the parsed YAML is dropped when this returns. */
+function validatedIndex() {
+  const { content, problems, warnings } = loadContent(contentDir);
+  for (const w of warnings) console.warn(`warning: ${formatProblem(w)}`);
+  if (problems.length) {
+    for (const p of problems) console.error(formatProblem(p));
+    console.error(`\n${problems.length} problem(s) in ${path.relative(process.cwd(), contentDir) || contentDir}. Nothing was built; ${path.relative(process.cwd(), distDir)}/ is untouched.`);
+    console.error('Fix each line above (the hint says how), then run `npm run check` to try again quickly.');
+    process.exit(1);
+  }
+  return buildSiteIndex(content, { siteUrl, builtAt });
 }
 
-const index = buildSiteIndex(content, { siteUrl, builtAt });
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'profiles-build-'));
-const indexFile = path.join(work, 'site-index.json');
-fs.writeFileSync(indexFile, JSON.stringify(index));
-process.env[SITE_INDEX_ENV] = indexFile;
+const index = await step('Validating content', validatedIndex);
+handOverSiteIndex(index);
 process.env.SITE_URL = siteUrl;
 process.env.ASTRO_TELEMETRY_DISABLED = '1';
 
-const fresh = `${distDir}.next-${process.pid}`;
+// A stable name, so Astro's incremental build cache (keyed on the config, outDir included) stays valid
+// from one build to the next; a folder left by a crashed build is removed first.
+const fresh = `${distDir}.next`;
 fs.rmSync(fresh, { recursive: true, force: true });
 try {
-  await astroBuild({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' });
-  const stats = writeApiFiles(fresh, index, content);
-  swapInBuild(fresh, distDir);
+  await step(`Rendering ${index.users.length} pages with Astro`, () =>
+    astroBuild({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' }));
+  const stats = await step('Writing API files', () => writeApiFiles(fresh, index, contentDir));
+  await step('Swapping in the new build', () => swapInBuild(fresh, distDir));
   const suspended = index.users.filter((u) => u.status === 'suspended').length;
   console.log(
-    `Built ${index.users.length} profiles (${suspended} suspended), ${index.creators.length} active creators, ` +
-    `${stats.userFiles} API files and ${stats.mediaFiles} images into ${path.relative(process.cwd(), distDir) || distDir}/ in ${seconds()} s.`,
+    `Built ${index.users.length} profiles (${suspended} suspended), ${index.creators.length} active creators: ` +
+    `${index.users.length} pages, ${stats.userFiles} API files and ${stats.mediaFiles} images in ${path.relative(process.cwd(), distDir) || distDir}/, ` +
+    `in ${seconds()} s (${timings.join(', ')}), peak memory ${Math.round(process.resourceUsage().maxRSS / 1024)} MB.`,
   );
+  // For `npm run bench`: one machine-readable line.
+  if (process.env.BENCH_REPORT) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - started), maxRssKb: process.resourceUsage().maxRSS })}`);
 } catch (e) {
   fs.rmSync(fresh, { recursive: true, force: true });
   console.error(`build failed: ${(e as Error).stack ?? e}`);
   console.error(`${path.relative(process.cwd(), distDir)}/ is untouched.`);
   process.exitCode = 1;
-} finally {
-  fs.rmSync(work, { recursive: true, force: true });
 }

@@ -1,14 +1,19 @@
 // What the Astro pages and the dev server read. During `npm run build` the build script has already
-// validated the content and hands the public index over in a file (PROFILES_SITE_INDEX), so pages
-// never read YAML and never see private data. Under `astro dev` the content is loaded directly.
-import fs from 'node:fs';
+// validated the content and hands the public index over in memory (Astro pre-renders in the same
+// process), so pages never read YAML, never see private data, and the index is not held twice.
+// Under `astro dev` the content is loaded directly.
 import path from 'node:path';
 import { buildTimeFromEnv, siteUrlFromEnv } from './config.ts';
 import { contentDirFromEnv, loadContent } from './content.ts';
 import { formatProblem } from './content-problems.ts';
 import { Site, buildSiteIndex, type SiteIndex } from './site.ts';
 
-export const SITE_INDEX_ENV = 'PROFILES_SITE_INDEX';
+/** Where the build script leaves the index for the pages: a global symbol, since Astro loads its own copy of this module. */
+const HANDOFF = Symbol.for('profile-lookup.site-index');
+
+export function handOverSiteIndex(index: SiteIndex): void {
+  (globalThis as Record<symbol, unknown>)[HANDOFF] = index;
+}
 
 let cached: { index: SiteIndex; site?: Site } | undefined;
 
@@ -20,8 +25,8 @@ function fromContent(): SiteIndex {
 
 export function getSiteIndex(): SiteIndex {
   if (!cached) {
-    const file = process.env[SITE_INDEX_ENV];
-    cached = { index: file ? (JSON.parse(fs.readFileSync(file, 'utf8')) as SiteIndex) : fromContent() };
+    const handed = (globalThis as Record<symbol, SiteIndex | undefined>)[HANDOFF];
+    cached = { index: handed ?? fromContent() };
   }
   return cached.index;
 }

@@ -54,6 +54,8 @@ function decodeCursor(raw: string, sort: CreatorSort): CreatorsQuery['cursor'] |
   try {
     if (!/^[A-Za-z0-9_-]{1,2048}$/.test(raw)) throw new Error();
     parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    // `null` (cursor=bnVsbA) or a number is valid JSON but no cursor: reading `.a` of null was a 500.
+    if (parsed === null || typeof parsed !== 'object') throw new Error();
   } catch {
     return 'is not a cursor from this API: use `links.next` or `links.prev` of a previous page as it is';
   }

@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CREATORS_PATH, USERS_PATH, creatorsAnswer } from './api.ts';
 import { DEFAULT_LIMIT } from '../schemas/api.ts';
-import type { Content } from './content.ts';
 import { successJson } from './http.ts';
 import { Site, buildLayout, type SiteIndex } from './site.ts';
+import { writeStaticHostHeaders } from './static-host-headers.ts';
 
 export interface WriteStats {
   userFiles: number;
@@ -15,7 +15,7 @@ export interface WriteStats {
 
 // Pre-rendered answers carry the build time as `meta.timestamp` and 0 as `executionTimeMs`.
 
-export function writeApiFiles(outDir: string, index: SiteIndex, content: Content): WriteStats {
+export function writeApiFiles(outDir: string, index: SiteIndex, contentDir: string): WriteStats {
   const layout = buildLayout(outDir);
   const usersDir = path.join(layout.client, ...USERS_PATH.split('/').filter(Boolean));
   fs.mkdirSync(usersDir, { recursive: true });
@@ -34,11 +34,13 @@ export function writeApiFiles(outDir: string, index: SiteIndex, content: Content
     fs.copyFileSync(path.join(from, file), path.join(toDir, file));
     mediaFiles++;
   };
-  for (const file of new Set(index.avatars.map(([, f]) => f))) copy(path.join(content.dir, 'avatars'), layout.media.avatars, file);
-  for (const file of index.decorationFiles) copy(path.join(content.dir, 'decorations'), layout.media.decorations, file);
+  for (const file of new Set(index.avatars.map(([, f]) => f))) copy(path.join(contentDir, 'avatars'), layout.media.avatars, file);
+  for (const file of index.decorationFiles) copy(path.join(contentDir, 'decorations'), layout.media.decorations, file);
 
   fs.mkdirSync(layout.server, { recursive: true });
   fs.writeFileSync(layout.siteIndex, JSON.stringify(index));
+  // Last, so its rules cover every file of the build.
+  writeStaticHostHeaders(layout.client);
   return { userFiles: index.users.length, mediaFiles };
 }
 

@@ -11,64 +11,78 @@ const HOST_PATTERN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[
 export const SocialSchema = z.strictObject({
   /** Lowercase platform name, e.g. `github`, `youtube`, `mastodon`. */
   platform: z.string({ error: 'must be a lowercase platform name like `github`' })
-    .regex(/^[a-z][a-z0-9.-]{0,31}$/, { error: 'must be a lowercase platform name like `github` (a-z, 0-9, `.`, `-`)' }),
+    .regex(/^[a-z][a-z0-9.-]{0,31}$/, { error: 'must be a lowercase platform name like `github` (a-z, 0-9, `.`, `-`)' })
+    .meta({ description: 'Lowercase platform name, e.g. `github`, `youtube`, `mastodon`.' }),
   /** The full address of the profile on that platform, `https:` or `http:`. */
   url: z.url({
     protocol: /^https?$/,
     hostname: z.regexes.domain,
     error: 'must be a full `https://` or `http://` address, like `https://github.com/alice`',
-  }).max(2048, { error: 'must be at most 2048 characters' }),
+  }).max(2048, { error: 'must be at most 2048 characters' })
+    .meta({ description: 'The full address of the profile on that platform, `https://` or `http://`, e.g. `https://github.com/alice`.' }),
 });
 export type Social = z.infer<typeof SocialSchema>;
 
 export const SuspensionSchema = z.strictObject({
   /** A short machine-friendly reason, e.g. `spam`. Published as `banInfo.reason`. */
-  reason: text(200).refine((s) => s.trim().length > 0, { error: 'must not be empty' }),
+  reason: text(200).refine((s) => s.trim().length > 0, { error: 'must not be empty' })
+    .meta({ description: 'A short machine-friendly reason, e.g. `spam`; at most 200 characters. Published as `banInfo.reason`.' }),
   /** The notice shown on the profile page and published as `banInfo.message`. */
-  message: text(1000, { multiline: true }).optional(),
+  message: text(1000, { multiline: true }).optional()
+    .meta({ description: 'The notice shown on the profile page instead of its bio and links, published as `banInfo.message`; at most 1000 characters.' }),
   /** When the suspension started. */
-  at: DateTimeSchema,
+  at: DateTimeSchema.meta({ description: 'When the suspension started: ISO 8601 with a zone, e.g. `2024-05-01T12:00:00Z`.' }),
 });
 export type Suspension = z.infer<typeof SuspensionSchema>;
 
 /** One profile: `content/profiles/<username>.yaml`. The file name is the username. */
 export const ProfileSchema = z.strictObject({
   /** The name shown for the profile: 1-64 characters, any Unicode. */
-  displayName: text(64).refine((s) => charLength(s.trim()) >= 1, { error: 'must not be empty' }),
+  displayName: text(64).refine((s) => charLength(s.trim()) >= 1, { error: 'must not be empty' })
+    .meta({ description: 'The name shown for the profile: 1-64 characters, any Unicode (an emoji counts as one).' }),
   /** About the person, shown as plain text (never as markup). At most 1000 characters. */
-  bio: text(1000, { multiline: true }).default(''),
+  bio: text(1000, { multiline: true }).default('')
+    .meta({ description: 'About the person, shown as plain text (never as markup); newlines allowed, at most 1000 characters.' }),
   /** When the account was created: ISO 8601 with a zone. */
-  createdAt: DateTimeSchema,
+  createdAt: DateTimeSchema.meta({ description: 'When the account was created: ISO 8601 with a zone, e.g. `2021-03-14T09:26:53Z` or `2022-07-04T15:30:00+02:00`.' }),
   /** A file name in `content/avatars/`, e.g. `alice.png`. */
   avatar: z.string({ error: 'must be a file name in content/avatars/, like `alice.png`' })
     .regex(IMAGE_FILE_PATTERN, {
       error: `must be a plain file name in content/avatars/ ending in .${Object.keys(IMAGE_TYPES).join(', .')}`,
     })
-    .optional(),
+    .optional()
+    .meta({ description: `An image file in \`content/avatars/\`, e.g. \`alice.png\` (.${Object.keys(IMAGE_TYPES).join(', .')}; no SVG). Without one, a generated image with the initial is shown.` }),
   /** A bare host name that serves this profile, e.g. `alice.example.com`. */
   customDomain: z.string({ error: 'must be a host name like `alice.example.com`' })
     .transform((s) => s.toLowerCase())
     .pipe(z.string().regex(HOST_PATTERN, {
       error: 'must be a bare host name like `alice.example.com`: no `https://`, path or port',
     }))
-    .optional(),
+    .optional()
+    .meta({ description: 'A bare host name that serves this profile, e.g. `alice.example.com`: no `https://`, path or port. `pageUrl` becomes `https://<customDomain>`.' }),
   /** Page views; a count in `content/stats/views.yaml` replaces it. */
-  views: z.int({ error: 'must be a whole number >= 0' }).min(0, { error: 'must be a whole number >= 0' }).default(0),
+  views: z.int({ error: 'must be a whole number >= 0' }).min(0, { error: 'must be a whole number >= 0' }).default(0)
+    .meta({ description: 'Page views, a whole number >= 0. A count for this profile in `content/stats/views.yaml` replaces it.' }),
   /** Badges shown on the profile. */
   badges: z.array(z.enum(BADGES, { error: `must be one of ${BADGES.map((b) => `\`${b}\``).join(', ')}` }), {
     error: 'must be a list, like `[verified, helper]`',
   })
     .refine((list) => new Set(list).size === list.length, { error: 'must not list a badge twice' })
-    .default([]),
+    .default([])
+    .meta({ description: `Badges shown on the profile, each at most once: ${BADGES.map((b) => `\`${b}\``).join(', ')}. E.g. \`[verified, helper]\`.` }),
   /** The id of a decoration in `content/decorations/<id>.yaml`. */
   decoration: z.string({ error: 'must be the id of a file in content/decorations/' })
     .regex(DECORATION_ID_PATTERN, { error: 'must be the id of a file in content/decorations/ (its name without `.yaml`)' })
-    .optional(),
+    .optional()
+    .meta({ description: 'An avatar frame: the id of `content/decorations/<id>.yaml` (its file name without `.yaml`), e.g. `sakura`.' }),
   /** Links to the profile elsewhere, shown in this order. */
-  socials: z.array(SocialSchema, { error: 'must be a list of `{ platform, url }`' }).max(32, { error: 'must have at most 32 links' }).default([]),
+  socials: z.array(SocialSchema, { error: 'must be a list of `{ platform, url }`' }).max(32, { error: 'must have at most 32 links' }).default([])
+    .meta({ description: 'Links to the profile elsewhere, at most 32, shown in this order: a list of `{ platform, url }`.' }),
   /** Present when the profile is suspended: its page then shows the message instead of links. */
-  suspension: SuspensionSchema.optional(),
+  suspension: SuspensionSchema.optional()
+    .meta({ description: 'Present when the profile is suspended: `{ reason, message?, at }`. The profile is still published, with its page showing the message instead of its bio and links.' }),
   /** The operator's own notes (contact e-mail, an internal id). Never published anywhere. */
-  private: z.record(z.string(), z.unknown(), { error: 'must be a mapping of notes (`key: value` lines)' }).optional(),
+  private: z.record(z.string(), z.unknown(), { error: 'must be a mapping of notes (`key: value` lines)' }).optional()
+    .meta({ description: 'The operator\'s own notes (contact e-mail, an internal id), any `key: value` lines. Never published anywhere.' }),
 });
 export type Profile = z.infer<typeof ProfileSchema>;

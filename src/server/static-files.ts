@@ -53,7 +53,7 @@ export function staticHeaders(urlPath: string, ext: string): Record<string, stri
 /** Maps each file to the address it is served at: `p/alice.html` at `/p/alice`, `index.html` at `/`. */
 export function urlPathOf(rel: string): string | undefined {
   const posix = rel.split(path.sep).join('/');
-  if (posix === '404.html' || posix === '500.html') return undefined;
+  if (posix === '404.html' || posix === '500.html' || posix === '_headers') return undefined;
   if (posix === 'index.html') return '/';
   if (posix.endsWith('/index.html')) return `/${posix.slice(0, -'/index.html'.length)}`;
   if (posix.endsWith('.html')) return `/${posix.slice(0, -'.html'.length)}`;

@@ -1,0 +1,52 @@
+// Usage: npm run schemas [-- --dry-run] [--check]
+//
+// Writes the JSON Schema files editors use for the content (public/schemas/profile.schema.json,
+// creator, decoration, views) from the Zod schemas in src/schemas. Run it after changing a schema
+// and commit the result; a test fails while the files are stale. `--dry-run` lists what would
+// change without writing; `--check` does the same and exits 1 when anything is stale (for CI).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { JSON_SCHEMA_DIR, contentJsonSchemas } from '../src/lib/json-schemas.ts';
+
+const USAGE = 'Usage: npm run schemas [-- --dry-run] [--check]';
+let values: { 'dry-run'?: boolean; check?: boolean; help?: boolean };
+try {
+  ({ values } = parseArgs({ options: { 'dry-run': { type: 'boolean' }, check: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+} catch (e) {
+  console.error(`schemas: ${(e as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dir = path.join(root, JSON_SCHEMA_DIR);
+const writing = !values['dry-run'] && !values.check;
+const changed: string[] = [];
+const files = contentJsonSchemas();
+for (const { file, text } of files) {
+  const target = path.join(dir, file);
+  const current = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : undefined;
+  if (current === text) continue;
+  changed.push(file);
+  console.log(`${writing ? (current === undefined ? 'created' : 'updated') : current === undefined ? 'would create' : 'would update'} ${path.join(JSON_SCHEMA_DIR, file)}`);
+  if (writing) {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(target, text);
+  }
+}
+
+const unchanged = files.length - changed.length;
+if (writing) {
+  console.log(`${changed.length} schema file(s) written, ${unchanged} already up to date, in ${JSON_SCHEMA_DIR}/.`);
+} else {
+  console.log(`${changed.length} schema file(s) out of date, ${unchanged} up to date${values['dry-run'] ? ' (dry run: nothing written)' : ''}.`);
+  if (values.check && changed.length) {
+    console.error('Run `npm run schemas` and commit the files.');
+    process.exit(1);
+  }
+}

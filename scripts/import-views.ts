@@ -1,0 +1,97 @@
+// Usage: npm run views:import -- <log>... [--content <dir>] [--dry-run]
+//
+// Counts profile page views in access logs in the nginx/Apache combined format (plain or gzip,
+// read as streams line by line, so logs of any size work) and ADDS them to
+// content/stats/views.yaml (or <dir>/stats/views.yaml; default CONTENT_DIR). A view is a
+// `GET /p/<username>` answered 200, not from a bot, counted once per client address, profile and
+// UTC day (see src/lib/access-log.ts). A profile not yet in the file starts from its own `views`.
+// Import each log once: a second import of the same log counts its views again.
+// `--dry-run` reports what would change without writing. Exits 0 when done, 1 when the content,
+// the views file or a log cannot be used (nothing is written then), 2 on wrong usage.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ViewCounter, formatImportReport, formatViewsChanges, mergeViewCounts, viewsFileHeader } from '../src/lib/access-log.ts';
+import { contentDirFromEnv, loadContent } from '../src/lib/content.ts';
+import { formatProblem } from '../src/lib/content-problems.ts';
+import { JSON_SCHEMA_DIR } from '../src/lib/json-schemas.ts';
+import { parseYamlFile } from '../src/lib/yaml-file.ts';
+import { ViewsStatsSchema } from '../src/schemas/index.ts';
+
+const USAGE = 'Usage: npm run views:import -- <log>... [--content <dir>] [--dry-run]';
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const shown = (p: string) => path.relative(process.cwd(), p) || p;
+const fail = (code: number, message: string): never => {
+  console.error(`views:import: ${message}`);
+  process.exit(code);
+};
+
+let parsed: ReturnType<typeof parseCli>;
+try {
+  parsed = parseCli();
+} catch (e) {
+  fail(2, `${(e as Error).message}\n${USAGE}`);
+}
+function parseCli() {
+  return parseArgs({
+    allowPositionals: true,
+    options: { content: { type: 'string' }, 'dry-run': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+}
+const { values, positionals: logs } = parsed!;
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (!logs.length) fail(2, `which access logs?\n${USAGE}`);
+
+const contentDir = values.content ? path.resolve(values.content) : contentDirFromEnv();
+const { content, problems } = loadContent(contentDir);
+if (problems.length) {
+  for (const p of problems) console.error(formatProblem(p));
+  fail(1, `${problems.length} problem(s) in ${shown(contentDir)}: fix them first (\`npm run check\`). Nothing was imported.`);
+}
+for (const log of logs) {
+  if (!fs.statSync(log, { throwIfNoEntry: false })?.isFile()) fail(1, `${log} is not a file. Nothing was imported.`);
+}
+
+const counter = new ViewCounter((username) => content.profiles.has(username));
+for (const log of logs) {
+  try {
+    await counter.addFile(log, log);
+  } catch (e) {
+    fail(1, `could not read ${log}: ${(e as Error).message}. Nothing was written.`);
+  }
+}
+const report = counter.report;
+console.log(formatImportReport(report));
+if (report.lines > 0 && report.malformed === report.lines) {
+  fail(1, 'no line is in the combined log format (`$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"`). Nothing was written.');
+}
+
+const statsFile = path.join(contentDir, 'stats', 'views.yaml');
+const before = fs.existsSync(statsFile) ? fs.readFileSync(statsFile, 'utf8') : undefined;
+const schemaPath = path.relative(path.dirname(statsFile), path.join(root, JSON_SCHEMA_DIR, 'views.schema.json')).split(path.sep).join('/');
+const { text, changes } = mergeViewCounts(before, counter.views, (username) => content.profiles.get(username)!.views, viewsFileHeader(schemaPath));
+if (!changes.length) {
+  console.log(`No views to add: ${shown(statsFile)} is unchanged.`);
+  process.exit(0);
+}
+
+// What is written must load as the build will load it.
+const check = parseYamlFile(statsFile, text, ViewsStatsSchema);
+if (!check.ok) fail(1, `the new ${shown(statsFile)} would not be valid (${check.problems.map((p) => p.message).join('; ')}). Nothing was written.`);
+
+const total = changes.reduce((n, c) => n + c.after - c.before, 0);
+console.log(`${shown(statsFile)}:\n${formatViewsChanges(changes)}`);
+if (values['dry-run']) {
+  console.log(`Dry run: would add ${total} view(s) to ${changes.length} profile(s); ${shown(statsFile)} was not written.`);
+  process.exit(0);
+}
+fs.mkdirSync(path.dirname(statsFile), { recursive: true });
+// Write beside it and rename: a crash never leaves a half-written file for the build to read.
+const temp = `${statsFile}.${process.pid}.tmp`;
+fs.writeFileSync(temp, text);
+fs.renameSync(temp, statsFile);
+console.log(`Added ${total} view(s) to ${changes.length} profile(s) in ${shown(statsFile)}. Commit it; the next build shows the counts.`);

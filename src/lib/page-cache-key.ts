@@ -1,0 +1,8 @@
+// The `cacheKey` of a profile page for Astro's incremental build: a hash of what the page shows.
+import { createHash } from 'node:crypto';
+import type { PublicUser } from '../schemas/api.ts';
+
+/** Everything but `accountAgeDays`, which moves daily while the page shows only the month joined. */
+export function profilePageKey(user: PublicUser): string {
+  return createHash('sha1').update(JSON.stringify({ ...user, accountAgeDays: 0 })).digest('base64url');
+}
