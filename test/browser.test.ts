@@ -75,6 +75,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('in a real browser', () => {
         expect(response?.status()).toBe(200);
         const state = await page.evaluate(() => ({
           images: [...document.images].map((i) => ({ src: i.src, ok: i.complete && i.naturalWidth > 0, w: i.getAttribute('width'), h: i.getAttribute('height') })),
+          avatar: document.querySelector('.avatar-image')?.getBoundingClientRect().width ?? 0,
           sideways: document.documentElement.scrollWidth - window.innerWidth,
           scripts: document.querySelectorAll('script:not([type="application/ld+json"])').length,
         }));
@@ -82,7 +83,8 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('in a real browser', () => {
         await page.close();
 
         expect(problems).toEqual([]);
-        expect(state.images.length).toBeGreaterThan(0);
+        // An avatar is shown: an image file, or the generated one inline for a profile without.
+        expect(state.avatar).toBe(128);
         for (const img of state.images) {
           expect(img.ok, img.src).toBe(true);
           expect(img.w && img.h, `${img.src} has width and height`).toBeTruthy();

@@ -3,6 +3,6 @@ import { createHash } from 'node:crypto';
 import type { PublicUser } from '../schemas/api.ts';
 
 /** Everything but `accountAgeDays`, which moves daily while the page shows only the month joined. */
-export function profilePageKey(user: PublicUser): string {
-  return createHash('sha1').update(JSON.stringify({ ...user, accountAgeDays: 0 })).digest('base64url');
+export function profilePageKey(user: PublicUser, avatarFile: string | undefined): string {
+  return createHash('sha1').update(JSON.stringify({ ...user, accountAgeDays: 0, avatarFile })).digest('base64url');
 }
