@@ -15,7 +15,10 @@ export interface ApiRequest {
   method: string;
   /** The raw path, still percent-encoded, without the query. */
   path: string;
-  query: URLSearchParams;
+  /** The raw query, without `?` ('' when there is none). */
+  search: string;
+  /** The query, parsed when first read. */
+  readonly query: URLSearchParams;
   header(name: string): string | undefined;
   /** `performance.now()` when the request arrived, for `meta.executionTimeMs`. */
   startedAt: number;
@@ -124,6 +127,7 @@ export function finish(req: ApiRequest, res: ApiResponse): ApiResponse {
   if (res.status === 200 && etag && matchesIfNoneMatch(req.header('if-none-match'), etag)) {
     const headers = { ...res.headers };
     delete headers['content-type'];
+    delete headers['content-length'];
     return { status: 304, headers, body: null };
   }
   if (req.method === 'HEAD') {
@@ -150,10 +154,15 @@ export function splitTarget(method: string, target: string, header: (name: strin
   const hash = target.indexOf('#');
   if (hash >= 0) target = target.slice(0, hash);
   const q = target.indexOf('?');
+  const search = q < 0 ? '' : target.slice(q + 1);
+  let query: URLSearchParams | undefined;
   return {
     method: method.toUpperCase(),
     path: q < 0 ? target : target.slice(0, q),
-    query: new URLSearchParams(q < 0 ? '' : target.slice(q + 1)),
+    search,
+    get query() {
+      return (query ??= new URLSearchParams(search));
+    },
     header,
     startedAt,
   };

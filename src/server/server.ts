@@ -43,12 +43,12 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
     if (request.method === 'OPTIONS') return send(res, preflight());
     if (!isReadMethod(request.method)) return send(res, methodNotAllowed(request));
 
-    const decoded = safeDecode(request.path);
+    const decoded = request.path.includes('%') ? safeDecode(request.path) : request.path;
     // An API address with a query is answered on demand (`/service-api/v1/creators?limit=10`), even
     // where the bare address is a pre-rendered file.
-    const onDemand = request.query.size > 0 && isApiPath(request.path);
-    if (decoded !== undefined && !onDemand && files.has(decoded)) {
-      const file = await files.load(decoded);
+    const onDemand = request.search !== '' && isApiPath(request.path);
+    if (decoded !== undefined && !onDemand) {
+      const file = files.cached(decoded) ?? (files.has(decoded) ? await files.load(decoded) : undefined);
       if (file) return send(res, finish(request, { status: 200, headers: file.headers, body: file.body }));
     }
     if (isApiPath(request.path)) return send(res, await dispatch(site, request));
@@ -71,7 +71,9 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
   const server = http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       console.error(`error answering ${req.method} ${req.url}:`, error);
-      if (!res.headersSent) send(res, errorJson(500, 'BAD_REQUEST', 'The server failed to answer this request.'));
+      // `no-store`: an edge must not keep a failure (a bug, a transient disk error) for 30 + 60 s
+      // and hand it to everyone; deliberate 4xx answers keep the cacheable common headers.
+      if (!res.headersSent) send(res, errorJson(500, 'BAD_REQUEST', 'The server failed to answer this request.', undefined, { 'cache-control': 'no-store' }));
       else res.destroy();
     });
   });
@@ -87,9 +89,12 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
 }
 
 function send(res: http.ServerResponse, r: ApiResponse): void {
-  const headers: Record<string, string> = { ...r.headers };
-  if (r.body !== null) headers['content-length'] = String(typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength);
-  else if (r.status !== 204 && r.status !== 304 && !headers['content-length']) headers['content-length'] = '0';
+  let headers = r.headers;
+  // Static files come with their length; other answers get it here (a copy, so shared header objects stay as they are).
+  if (headers['content-length'] === undefined && r.status !== 204 && r.status !== 304) {
+    const length = r.body === null ? 0 : typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength;
+    headers = { ...headers, 'content-length': String(length) };
+  }
   res.writeHead(r.status, headers);
   res.end(r.body ?? undefined);
 }

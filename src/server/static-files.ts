@@ -34,6 +34,8 @@ export interface StaticFile {
 export interface LoadedFile {
   body: Buffer;
   headers: Record<string, string>;
+  /** Used since the cache last considered evicting it. */
+  used: boolean;
 }
 
 /** The headers a static file is served with: the same a `_headers` file gives a static host. */
@@ -92,26 +94,35 @@ export class StaticFiles {
     return this.#files.size;
   }
 
-  /** The file's bytes and headers (ETag included), from memory when recently used. */
-  async load(urlPath: string): Promise<LoadedFile | undefined> {
+  /** A file already in memory, without waiting: the hot path of a lookup. */
+  cached(urlPath: string): LoadedFile | undefined {
     const hit = this.#cache.get(urlPath);
-    if (hit) {
-      // Re-insert: Map order is the recency order the eviction below relies on.
-      this.#cache.delete(urlPath);
-      this.#cache.set(urlPath, hit);
-      return hit;
-    }
+    if (hit) hit.used = true;
+    return hit;
+  }
+
+  /** The file's bytes and headers (ETag and Content-Length included), read into memory when it fits the budget. */
+  async load(urlPath: string): Promise<LoadedFile | undefined> {
+    const hit = this.cached(urlPath);
+    if (hit) return hit;
     const entry = this.#files.get(urlPath);
     if (!entry) return undefined;
     const body = await fs.promises.readFile(entry.file);
-    const loaded = { body, headers: { ...entry.headers, etag: etagOf(body) } };
+    const loaded: LoadedFile = { body, headers: { ...entry.headers, etag: etagOf(body), 'content-length': String(body.length) }, used: false };
     if (body.length <= this.#cacheBudget / 16) {
       this.#cache.set(urlPath, loaded);
       this.#cachedBytes += body.length;
+      // Second chance: the oldest entry leaves unless it was used since it last came round, so
+      // hits cost a flag, not a reorder, and files in use stay.
       while (this.#cachedBytes > this.#cacheBudget) {
         const [oldest, file] = this.#cache.entries().next().value!;
         this.#cache.delete(oldest);
-        this.#cachedBytes -= file.body.length;
+        if (file.used) {
+          file.used = false;
+          this.#cache.set(oldest, file);
+        } else {
+          this.#cachedBytes -= file.body.length;
+        }
       }
     }
     return loaded;
