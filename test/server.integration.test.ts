@@ -157,4 +157,19 @@ describe('the built service over HTTP', () => {
     expect(fs.readdirSync(WORK).filter((n) => n.startsWith('dist.'))).toEqual([]);
     expect((await get('/api/v1/users/bob')).status).toBe(200);
   });
+
+  test('a new build swapped in is served without a restart', async () => {
+    const edited = path.join(WORK, 'edited');
+    fs.cpSync(FIXTURE, edited, { recursive: true });
+    fs.writeFileSync(path.join(edited, 'profiles', 'bob.yaml'), 'displayName: Robert\ncreatedAt: 2024-11-02T00:00:00Z\n');
+    const b = build(edited);
+    expect(b.status, String(b.stderr)).toBe(0);
+    let name = '';
+    for (let i = 0; i < 40 && name !== 'Robert'; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      name = UserBodySchema.parse(await (await get('/api/v1/users?username=bob')).json()).data.displayName;
+    }
+    expect(name).toBe('Robert');
+    expect(await (await get('/p/bob')).text()).toContain('Robert');
+  });
 });

@@ -115,7 +115,7 @@ export const preflight = (): ApiResponse => ({ status: 204, headers: { ...PREFLI
 
 /** A file or generated image, with the common headers. */
 export function fileResponse(body: Uint8Array | string, contentType: string, extra: Record<string, string> = {}): ApiResponse {
-  return { status: 200, headers: { ...COMMON_HEADERS, 'content-type': contentType, etag: etagOf(body), ...extra }, body };
+  return { status: 200, headers: { ...COMMON_HEADERS, 'content-type': contentType, etag: extra.etag ?? etagOf(body), ...extra }, body };
 }
 
 /**

@@ -79,7 +79,7 @@ export const MetaSchema = z.strictObject({
 
 export const ErrorCodeSchema = z.enum([
   'USER_NOT_FOUND', 'MISSING_USERNAME', 'INVALID_USERNAME', 'INVALID_PARAMETER',
-  'DECORATION_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'BAD_REQUEST',
+  'DECORATION_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'BAD_REQUEST', 'INTERNAL_ERROR',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 

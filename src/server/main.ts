@@ -18,14 +18,16 @@ try {
   console.error(`serve: ${(e as Error).message}`);
   process.exit(1);
 }
-const { server, site, files } = app;
+const { server } = app;
 server.listen(port, host, () => {
+  const { site, files } = app;
   // The bound port, so PORT=0 (any free port) can be used by tests.
   const bound = (server.address() as import('node:net').AddressInfo).port;
   console.log(`Serving ${site.userCount} profiles (${files.size} files, built ${site.builtAt}) on http://${host.includes(':') ? `[${host}]` : host}:${bound}`);
 });
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
+    app.unwatch();
     server.close(() => process.exit(0));
     server.closeAllConnections();
   });

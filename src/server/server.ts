@@ -17,11 +17,21 @@ type AstroHandler = (req: http.IncomingMessage, res: http.ServerResponse, next: 
 
 export interface SiteServer {
   server: http.Server;
-  site: Site;
-  files: StaticFiles;
+  /** The build being served now: it changes when a new build is swapped in. */
+  readonly site: Site;
+  readonly files: StaticFiles;
+  /** Stops watching for new builds (the server itself is closed by its owner). */
+  unwatch(): void;
 }
 
-export async function createSiteServer(distDir: string): Promise<SiteServer> {
+interface Loaded {
+  site: Site;
+  files: StaticFiles;
+  notFoundHtml: Buffer;
+  astro: AstroHandler | undefined;
+}
+
+async function loadBuild(distDir: string): Promise<Loaded> {
   const layout = buildLayout(distDir);
   if (!fs.existsSync(layout.siteIndex)) {
     throw new Error(`No build in ${distDir}: run \`npm run build\` first (or \`npm start\`, which builds and serves).`);
@@ -30,16 +40,47 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
   const files = new StaticFiles(layout.client);
   const notFoundHtml = files.notFoundPage ? fs.readFileSync(files.notFoundPage) : Buffer.from('<!doctype html><title>Not found</title><h1>Not found</h1>');
   const entry = path.join(layout.server, 'entry.mjs');
-  const astro: AstroHandler | undefined = fs.existsSync(entry) ? (await import(pathToFileURL(entry).href)).handler : undefined;
+  // The index's modification time in the URL: a new build's bundle is a new module, not the cached old one.
+  const astro: AstroHandler | undefined = fs.existsSync(entry)
+    ? (await import(`${pathToFileURL(entry).href}?build=${fs.statSync(layout.siteIndex).mtimeMs}`)).handler
+    : undefined;
+  return { site, files, notFoundHtml, astro };
+}
+
+/** How often the server looks for a newly swapped-in build. */
+const RELOAD_POLL_MS = 2000;
+
+export async function createSiteServer(distDir: string): Promise<SiteServer> {
+  let current = await loadBuild(distDir);
+
+  // `npm run build` swaps a complete new dist/ in with two renames; the server notices the new
+  // site index and switches to the new build whole, between requests. A build that fails to load
+  // leaves the running one in place.
+  const indexFile = buildLayout(distDir).siteIndex;
+  let reloading = false;
+  const onChange = (now: fs.Stats, before: fs.Stats) => {
+    if (reloading || now.mtimeMs === before.mtimeMs && now.ino === before.ino) return;
+    if (!now.isFile()) return;
+    reloading = true;
+    loadBuild(distDir)
+      .then((next) => {
+        current = next;
+        console.log(`Now serving the build of ${next.site.builtAt} (${next.site.userCount} profiles).`);
+      })
+      .catch((e: unknown) => console.error(`A new build could not be loaded; still serving the build of ${current.site.builtAt}: ${(e as Error).message}`))
+      .finally(() => { reloading = false; });
+  };
+  fs.watchFile(indexFile, { interval: RELOAD_POLL_MS }, onChange);
 
   const notFoundPage = (req: ApiRequest): ApiResponse => finish(req, {
     status: 404,
     headers: { ...COMMON_HEADERS, 'content-type': HTML_TYPE, 'content-security-policy': HTML_CSP, 'x-frame-options': 'DENY' },
-    body: notFoundHtml,
+    body: current.notFoundHtml,
   });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const request = splitTarget(req.method ?? 'GET', req.url ?? '/', (name) => headerOf(req, name), performance.now());
+    const { site, files, astro } = current;
     if (request.method === 'OPTIONS') return send(res, preflight());
     if (!isReadMethod(request.method)) return send(res, methodNotAllowed(request));
 
@@ -73,7 +114,7 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
       console.error(`error answering ${req.method} ${req.url}:`, error);
       // `no-store`: an edge must not keep a failure (a bug, a transient disk error) for 30 + 60 s
       // and hand it to everyone; deliberate 4xx answers keep the cacheable common headers.
-      if (!res.headersSent) send(res, errorJson(500, 'BAD_REQUEST', 'The server failed to answer this request.', undefined, { 'cache-control': 'no-store' }));
+      if (!res.headersSent) send(res, errorJson(500, 'INTERNAL_ERROR', 'The server failed to answer this request.', undefined, { 'cache-control': 'no-store' }));
       else res.destroy();
     });
   });
@@ -85,7 +126,12 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
       .map(([k, v]) => `${k}: ${v}\r\n`).join('');
     socket.end(`HTTP/1.1 400 Bad Request\r\n${headers}\r\n${body}`);
   });
-  return { server, site, files };
+  return {
+    server,
+    get site() { return current.site; },
+    get files() { return current.files; },
+    unwatch: () => fs.unwatchFile(indexFile, onChange),
+  };
 }
 
 function send(res: http.ServerResponse, r: ApiResponse): void {
