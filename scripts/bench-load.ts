@@ -6,7 +6,7 @@
 // distinct unknown names (each request a new name, so any per-name memory would show), the
 // creators list and an avatar. Reports requests/s, p50/p99 latency, errors and status classes,
 // and the server's RSS (/proc/<pid>/status) and heap (after a GC) before and after each route.
-// Writes the table to scripts/benchmarks.md under `## Load (npm run bench:load)` unless --dry-run.
+// Writes the table to BENCHMARKS.md under `## Load (npm run bench:load)` unless --dry-run.
 //
 // Exits 1 on any 5xx, connection error or timeout, an answer of the wrong class (a 4xx on a
 // lookup that exists), or RSS growing more than --max-rss-growth-mb during the unknown-name
@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BENCHMARKS_FILE = path.join(ROOT, 'scripts', 'benchmarks.md');
+const BENCHMARKS_FILE = path.join(ROOT, 'BENCHMARKS.md');
 const HEADING = '## Load (npm run bench:load)';
 
 const { values } = parseArgs({
