@@ -12,7 +12,7 @@ import { contentDirFromEnv, loadContent } from '../src/lib/content.ts';
 import { formatProblem } from '../src/lib/content-problems.ts';
 import { handOverSiteIndex } from '../src/lib/build-data.ts';
 import { buildSiteIndex } from '../src/lib/site.ts';
-import { swapInBuild, writeApiFiles } from '../src/lib/write-build.ts';
+import { clearPreviousBuild, swapInBuild, writeApiFiles } from '../src/lib/write-build.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const started = performance.now();
@@ -63,11 +63,15 @@ process.env.ASTRO_TELEMETRY_DISABLED = '1';
 // from one build to the next; a folder left by a crashed build is removed first.
 const fresh = `${distDir}.next`;
 fs.rmSync(fresh, { recursive: true, force: true });
+const clearing = clearPreviousBuild(distDir);
 try {
   await step(`Rendering ${index.users.length} pages with Astro`, () =>
     astroBuild({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' }));
   const stats = await step('Writing API files', () => writeApiFiles(fresh, index, contentDir));
-  await step('Swapping in the new build', () => swapInBuild(fresh, distDir));
+  await step('Swapping in the new build', async () => {
+    await clearing;
+    swapInBuild(fresh, distDir);
+  });
   const suspended = index.users.filter((u) => u.status === 'suspended').length;
   console.log(
     `Built ${index.users.length} profiles (${suspended} suspended), ${index.creators.length} active creators: ` +
@@ -77,6 +81,7 @@ try {
   // For `npm run bench`: one machine-readable line.
   if (process.env.BENCH_REPORT) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - started), maxRssKb: process.resourceUsage().maxRSS })}`);
 } catch (e) {
+  await clearing.catch(() => {});
   fs.rmSync(fresh, { recursive: true, force: true });
   console.error(`build failed: ${(e as Error).stack ?? e}`);
   console.error(`${path.relative(process.cwd(), distDir)}/ is untouched.`);

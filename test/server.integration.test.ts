@@ -154,7 +154,7 @@ describe('the built service over HTTP', () => {
     expect(b.stderr).toContain('bob.yaml:3:1 `dispalyName`: unknown key `dispalyName`');
     expect(b.stderr).toContain('did you mean `displayName`?');
     expect(fs.readFileSync(path.join(DIST, 'server', 'site-index.json'), 'utf8')).toBe(index);
-    expect(fs.readdirSync(WORK).filter((n) => n.startsWith('dist.'))).toEqual([]);
+    expect(fs.readdirSync(WORK).filter((n) => n.startsWith('dist.next'))).toEqual([]);
     expect((await get('/api/v1/users/bob')).status).toBe(200);
   });
 

@@ -4,8 +4,10 @@
 const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.codePointAt(0)};`);
 
 /** The first character as a person sees it (an emoji with its modifiers is one). */
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
 export function initialOf(displayName: string): string {
-  const first = new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(displayName.trim())[Symbol.iterator]().next();
+  const first = graphemes.segment(displayName.trim())[Symbol.iterator]().next();
   return first.done ? '?' : first.value.segment.toLocaleUpperCase('en');
 }
 

@@ -60,7 +60,10 @@ export function staticHostHeaders(files: readonly string[]): string {
   const folders = new Map<string, string[]>();
   for (const f of served) {
     const dir = path.posix.dirname(f);
-    folders.set(dir, [...(folders.get(dir) ?? []), f]);
+    const inDir = folders.get(dir);
+    // Push, never copy: a folder holds one file per profile.
+    if (inDir) inDir.push(f);
+    else folders.set(dir, [f]);
   }
   const hasSubfolder = (dir: string) => [...folders.keys()].some((d) => d !== dir && (dir === '.' || d.startsWith(`${dir}/`)));
   for (const [dir, inDir] of folders) {

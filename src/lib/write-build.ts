@@ -44,19 +44,29 @@ export function writeApiFiles(outDir: string, index: SiteIndex, contentDir: stri
   return { userFiles: index.users.length, mediaFiles };
 }
 
+/** Where the build before the current one is kept: a rollback is `mv dist dist.bad && mv dist.prev dist`. */
+export const previousBuildDir = (target: string) => `${target}.prev`;
+
+/**
+ * Makes room for the next swap: removes the build before last. Started when a build starts and
+ * awaited before its swap, so deleting tens of thousands of files overlaps the page rendering
+ * instead of adding to it.
+ */
+export const clearPreviousBuild = (target: string) => fs.promises.rm(previousBuildDir(target), { recursive: true, force: true });
+
 /**
  * Replaces `target` with `fresh` in two renames, so a failed build never leaves a half-written
- * `dist/`: until the swap the old build is untouched.
+ * `dist/`: until the swap the old build is untouched, and after it the old build is kept as
+ * `<target>.prev`. Call `clearPreviousBuild` first.
  */
 export function swapInBuild(fresh: string, target: string): void {
-  const old = `${target}.old-${process.pid}`;
+  const prev = previousBuildDir(target);
   const hadOld = fs.existsSync(target);
-  if (hadOld) fs.renameSync(target, old);
+  if (hadOld) fs.renameSync(target, prev);
   try {
     fs.renameSync(fresh, target);
   } catch (e) {
-    if (hadOld) fs.renameSync(old, target);
+    if (hadOld) fs.renameSync(prev, target);
     throw e;
   }
-  if (hadOld) fs.rmSync(old, { recursive: true, force: true });
 }
