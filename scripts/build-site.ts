@@ -11,8 +11,8 @@ import { buildTimeFromEnv, distDirFromEnv, siteUrlFromEnv } from '../src/lib/con
 import { contentDirFromEnv, loadContent } from '../src/lib/content.ts';
 import { formatProblem } from '../src/lib/content-problems.ts';
 import { handOverSiteIndex } from '../src/lib/build-data.ts';
-import { buildSiteIndex } from '../src/lib/site.ts';
-import { clearPreviousBuild, swapInBuild, writeApiFiles } from '../src/lib/write-build.ts';
+import { Site, buildLayout, buildSiteIndex } from '../src/lib/site.ts';
+import { clearPreviousBuild, swapInBuild, writeApiFiles, writeUserFiles } from '../src/lib/write-build.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const started = performance.now();
@@ -64,10 +64,17 @@ process.env.ASTRO_TELEMETRY_DISABLED = '1';
 const fresh = `${distDir}.next`;
 fs.rmSync(fresh, { recursive: true, force: true });
 const clearing = clearPreviousBuild(distDir);
+// The user files are written while Astro renders: disk work beside CPU work.
+const usersStaging = `${distDir}.users`;
+const site = new Site(index, buildLayout(fresh).media);
+const writingUsers = writeUserFiles(usersStaging, site);
 try {
-  await step(`Rendering ${index.users.length} pages with Astro`, () =>
+  await step(`Rendering ${index.users.length} pages with Astro (and writing the API files)`, () =>
     astroBuild({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' }));
-  const stats = await step('Writing API files', () => writeApiFiles(fresh, index, contentDir));
+  const stats = await step('Finishing the API files', async () => {
+    await writingUsers;
+    return writeApiFiles(fresh, index, site, usersStaging, contentDir);
+  });
   await step('Swapping in the new build', async () => {
     await clearing;
     swapInBuild(fresh, distDir);
@@ -81,8 +88,9 @@ try {
   // For `npm run bench`: one machine-readable line.
   if (process.env.BENCH_REPORT) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - started), maxRssKb: process.resourceUsage().maxRSS })}`);
 } catch (e) {
-  await clearing.catch(() => {});
+  await Promise.allSettled([clearing, writingUsers]);
   fs.rmSync(fresh, { recursive: true, force: true });
+  fs.rmSync(usersStaging, { recursive: true, force: true });
   console.error(`build failed: ${(e as Error).stack ?? e}`);
   console.error(`${path.relative(process.cwd(), distDir)}/ is untouched.`);
   process.exitCode = 1;

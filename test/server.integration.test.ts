@@ -165,11 +165,12 @@ describe('the built service over HTTP', () => {
     const b = build(edited);
     expect(b.status, String(b.stderr)).toBe(0);
     let name = '';
-    for (let i = 0; i < 40 && name !== 'Robert'; i++) {
+    // The server looks for a new build every 2 s.
+    for (let i = 0; i < 80 && name !== 'Robert'; i++) {
       await new Promise((r) => setTimeout(r, 250));
       name = UserBodySchema.parse(await (await get('/api/v1/users?username=bob')).json()).data.displayName;
     }
     expect(name).toBe('Robert');
     expect(await (await get('/p/bob')).text()).toContain('Robert');
-  });
+  }, 30_000);
 });

@@ -13,16 +13,37 @@ export interface WriteStats {
   mediaFiles: number;
 }
 
-// Pre-rendered answers carry the build time as `meta.timestamp` and 0 as `executionTimeMs`.
+/** User files written at once; enough to keep the disk busy while Astro renders pages on the CPU. */
+const WRITES_IN_FLIGHT = 64;
 
-export function writeApiFiles(outDir: string, index: SiteIndex, contentDir: string): WriteStats {
+/**
+ * Writes every user's pre-rendered answer to `<stagingDir>/<username>`, a few at a time and without
+ * blocking the event loop: the build runs it while Astro renders the pages, and `writeApiFiles`
+ * moves the folder into place with one rename. Pre-rendered answers carry the build time as
+ * `meta.timestamp` and 0 as `executionTimeMs`.
+ */
+export async function writeUserFiles(stagingDir: string, site: Site): Promise<number> {
+  await fs.promises.rm(stagingDir, { recursive: true, force: true });
+  await fs.promises.mkdir(stagingDir, { recursive: true });
+  const users = site.users();
+  let written = 0;
+  const worker = async () => {
+    for (let next = users.next(); !next.done; next = users.next()) {
+      const { user, dataJson } = next.value;
+      await fs.promises.writeFile(path.join(stagingDir, user.username), successJson(dataJson, { timestamp: site.builtAt, executionTimeMs: 0 }).body as string);
+      written++;
+    }
+  };
+  await Promise.all(Array.from({ length: WRITES_IN_FLIGHT }, worker));
+  return written;
+}
+
+/** Adds the API files (from `usersStaging`, see `writeUserFiles`), media, the site index and `_headers` to Astro's output. */
+export function writeApiFiles(outDir: string, index: SiteIndex, site: Site, usersStaging: string, contentDir: string): WriteStats {
   const layout = buildLayout(outDir);
   const usersDir = path.join(layout.client, ...USERS_PATH.split('/').filter(Boolean));
-  fs.mkdirSync(usersDir, { recursive: true });
-  const site = new Site(index, layout.media);
-  for (const { user, dataJson } of site.users()) {
-    fs.writeFileSync(path.join(usersDir, user.username), successJson(dataJson, { timestamp: index.builtAt, executionTimeMs: 0 }).body as string);
-  }
+  fs.mkdirSync(path.dirname(usersDir), { recursive: true });
+  fs.renameSync(usersStaging, usersDir);
   const creatorsFile = path.join(layout.client, ...CREATORS_PATH.split('/').filter(Boolean));
   fs.mkdirSync(path.dirname(creatorsFile), { recursive: true });
   // The default page of the list: the same answer `?limit=50&sort=featured` gets on demand.
@@ -41,7 +62,7 @@ export function writeApiFiles(outDir: string, index: SiteIndex, contentDir: stri
   fs.writeFileSync(layout.siteIndex, JSON.stringify(index));
   // Last, so its rules cover every file of the build.
   writeStaticHostHeaders(layout.client);
-  return { userFiles: index.users.length, mediaFiles };
+  return { userFiles: fs.readdirSync(usersDir).length, mediaFiles };
 }
 
 /** Where the build before the current one is kept: a rollback is `mv dist dist.bad && mv dist.prev dist`. */
