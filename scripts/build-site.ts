@@ -7,10 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build as astroBuild } from 'astro';
-import { buildTimeFromEnv, distDirFromEnv, siteUrlFromEnv } from '../src/lib/config.ts';
-import { contentDirFromEnv, loadContent } from '../src/lib/content.ts';
+import { buildTimeFromEnv, distDirFromEnv, incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/lib/config.ts';
+import { contentDirFromEnv, loadContentFast } from '../src/lib/content.ts';
 import { formatProblem } from '../src/lib/content-problems.ts';
 import { handOverSiteIndex } from '../src/lib/build-data.ts';
+import { linkPages, planPages, renderFingerprint } from '../src/lib/page-reuse.ts';
 import { Site, buildLayout, buildSiteIndex } from '../src/lib/site.ts';
 import { clearPreviousBuild, swapInBuild, writeApiFiles, writeUserFiles } from '../src/lib/write-build.ts';
 
@@ -40,10 +41,11 @@ try {
 const contentDir = contentDirFromEnv();
 const distDir = distDirFromEnv();
 const builtAt = buildTimeFromEnv();
+const incremental = incrementalFromEnv();
 
 /** Validates the content and makes the public index; the parsed YAML is dropped when this returns. */
-function validatedIndex() {
-  const { content, problems, warnings } = loadContent(contentDir);
+async function validatedIndex() {
+  const { content, problems, warnings } = await loadContentFast(contentDir, { cacheFile: incremental ? validationCacheFile(root, contentDir) : undefined });
   for (const w of warnings) console.warn(`warning: ${formatProblem(w)}`);
   if (problems.length) {
     for (const p of problems) console.error(formatProblem(p));
@@ -55,12 +57,15 @@ function validatedIndex() {
 }
 
 const index = await step('Validating content', validatedIndex);
-handOverSiteIndex(index);
+// Pages whose profile and code are unchanged since the build being served are linked from it, not
+// rendered (src/lib/page-reuse.ts); PROFILES_INCREMENTAL=0 renders them all.
+const served = buildLayout(distDir);
+const plan = planPages(index, renderFingerprint(root, siteUrl), served.pageManifest, served.pages, incremental);
+handOverSiteIndex(index, plan.render);
 process.env.SITE_URL = siteUrl;
 process.env.ASTRO_TELEMETRY_DISABLED = '1';
 
-// A stable name, so Astro's incremental build cache (keyed on the config, outDir included) stays valid
-// from one build to the next; a folder left by a crashed build is removed first.
+// A folder left by a crashed build is removed first.
 const fresh = `${distDir}.next`;
 fs.rmSync(fresh, { recursive: true, force: true });
 const clearing = clearPreviousBuild(distDir);
@@ -69,11 +74,17 @@ const usersStaging = `${distDir}.users`;
 const site = new Site(index, buildLayout(fresh).media);
 const writingUsers = writeUserFiles(usersStaging, site);
 try {
-  await step(`Rendering ${index.users.length} pages with Astro (and writing the API files)`, () =>
+  await step(`Rendering ${plan.render.size} of ${index.users.length} profile pages with Astro (and writing the API files)`, () =>
     astroBuild({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' }));
+  const freshLayout = buildLayout(fresh);
+  if (plan.reuse.length) {
+    await step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, served.pages, freshLayout.pages));
+  }
   const stats = await step('Finishing the API files', async () => {
     await writingUsers;
-    return writeApiFiles(fresh, index, site, usersStaging, contentDir);
+    const written = writeApiFiles(fresh, index, site, usersStaging, contentDir);
+    fs.writeFileSync(freshLayout.pageManifest, JSON.stringify(plan.manifest));
+    return written;
   });
   await step('Swapping in the new build', async () => {
     await clearing;
@@ -82,7 +93,7 @@ try {
   const suspended = index.users.filter((u) => u.status === 'suspended').length;
   console.log(
     `Built ${index.users.length} profiles (${suspended} suspended), ${index.creators.length} active creators: ` +
-    `${index.users.length} pages, ${stats.userFiles} API files and ${stats.mediaFiles} images in ${path.relative(process.cwd(), distDir) || distDir}/, ` +
+    `${index.users.length} pages (${plan.render.size} rendered, ${plan.reuse.length} unchanged), ${stats.userFiles} API files and ${stats.mediaFiles} images in ${path.relative(process.cwd(), distDir) || distDir}/, ` +
     `in ${seconds()} s (${timings.join(', ')}), peak memory ${Math.round(process.resourceUsage().maxRSS / 1024)} MB.`,
   );
   // For `npm run bench`: one machine-readable line.

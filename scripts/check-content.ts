@@ -6,7 +6,9 @@
 // pull request shows each problem on its line. Exits 1 when there is any problem.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { contentDirFromEnv, loadContent } from '../src/lib/content.ts';
+import { fileURLToPath } from 'node:url';
+import { incrementalFromEnv, validationCacheFile } from '../src/lib/config.ts';
+import { contentDirFromEnv, loadContentFast } from '../src/lib/content.ts';
 import { formatProblem, formatProblemGithub } from '../src/lib/content-problems.ts';
 
 const { values, positionals } = parseArgs({
@@ -25,7 +27,10 @@ if (format !== 'text' && format !== 'github') {
 
 const started = performance.now();
 const dir = positionals[0] ? path.resolve(positionals[0]) : contentDirFromEnv();
-const { content, problems, warnings } = loadContent(dir);
+// The build's own loading, its validation cache included: a check after editing one file of a big
+// folder parses that file only.
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { content, problems, warnings } = await loadContentFast(dir, { cacheFile: incrementalFromEnv() ? validationCacheFile(root, dir) : undefined });
 const print = format === 'github' ? formatProblemGithub : formatProblem;
 
 for (const w of warnings) console.warn(format === 'github' ? print(w).replace('::error', '::warning') : `warning: ${print(w)}`);

@@ -10,9 +10,18 @@ import { Site, buildSiteIndex, type SiteIndex } from './site.ts';
 
 /** Where the build script leaves the index for the pages: a global symbol, since Astro loads its own copy of this module. */
 const HANDOFF = Symbol.for('profile-lookup.site-index');
+const RENDER = Symbol.for('profile-lookup.pages-to-render');
 
-export function handOverSiteIndex(index: SiteIndex): void {
+/** `pagesToRender`: the profiles whose page changed (src/lib/page-reuse.ts); the others are linked from the last build. */
+export function handOverSiteIndex(index: SiteIndex, pagesToRender?: ReadonlySet<string>): void {
   (globalThis as Record<symbol, unknown>)[HANDOFF] = index;
+  (globalThis as Record<symbol, unknown>)[RENDER] = pagesToRender;
+}
+
+/** Whether Astro renders this profile's page: all of them, unless the build script said otherwise. */
+export function shouldRenderPage(username: string): boolean {
+  const only = (globalThis as Record<symbol, ReadonlySet<string> | undefined>)[RENDER];
+  return only ? only.has(username) : true;
 }
 
 let cached: { index: SiteIndex; site?: Site } | undefined;

@@ -1,4 +1,5 @@
 // Configuration by environment, read and checked in one place.
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 
 export const DEFAULT_SITE_URL = 'http://localhost:4321';
@@ -29,3 +30,15 @@ export function buildTimeFromEnv(env: NodeJS.ProcessEnv = process.env): Date {
 }
 
 export const distDirFromEnv = (env: NodeJS.ProcessEnv = process.env) => path.resolve(env.DIST_DIR || 'dist');
+
+/** `PROFILES_INCREMENTAL=0`: a full build, with no validation cache and every page rendered. */
+export const incrementalFromEnv = (env: NodeJS.ProcessEnv = process.env) => env.PROFILES_INCREMENTAL !== '0';
+
+/**
+ * The validation cache of a content folder (src/lib/profile-files.ts): one file per folder, under
+ * `node_modules/.cache` like other build caches, so `rm -rf node_modules` or a fresh CI clone starts clean.
+ */
+export function validationCacheFile(root: string, contentDir: string): string {
+  const key = createHash('sha1').update(path.resolve(contentDir)).digest('hex').slice(0, 12);
+  return path.join(root, 'node_modules', '.cache', 'profile-lookup', `validated-${key}.json`);
+}

@@ -4,10 +4,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  CreatorSchema, DecorationSchema, IMAGE_FILE_PATTERN, ProfileSchema, USERNAME_PATTERN, USERNAME_RULE, ViewsStatsSchema,
-  DECORATION_ID_PATTERN, type Creator, type Decoration, type Profile,
+  CreatorSchema, DecorationSchema, IMAGE_FILE_PATTERN, USERNAME_PATTERN, USERNAME_RULE, ViewsStatsSchema,
+  DECORATION_ID_PATTERN, type Creator, type Decoration,
 } from '../schemas/index.ts';
 import { closest, type ContentProblem } from './content-problems.ts';
+import { parseProfileFile, parseProfiles, type ParseOptions, type ParseStats, type ParsedProfile, type ProfileFile, type PublicProfile } from './profile-files.ts';
 import { parseYamlFile } from './yaml-file.ts';
 
 export interface DecorationEntry extends Decoration {
@@ -17,8 +18,8 @@ export interface DecorationEntry extends Decoration {
 export interface Content {
   /** The content folder, absolute. */
   dir: string;
-  /** Profiles by username, in username order. */
-  profiles: Map<string, Profile>;
+  /** Profiles by username, in username order; without their `private:` notes. */
+  profiles: Map<string, PublicProfile>;
   creators: Map<string, Creator>;
   decorations: Map<string, DecorationEntry>;
   /** View counts from `stats/views.yaml`; they replace the profile's own `views`. */
@@ -36,7 +37,34 @@ export interface LoadResult {
 /** The content folder from `CONTENT_DIR`, default `./content`. */
 export const contentDirFromEnv = (env: NodeJS.ProcessEnv = process.env) => path.resolve(env.CONTENT_DIR || 'content');
 
+/** Loads the content in this thread, parsing every file: for small folders, tests and the dev server. */
 export function loadContent(dir: string): LoadResult {
+  const scan = scanContent(dir);
+  const parsed = scan.profileFiles.map(({ username, file }) => parseProfileFile(username, file, fs.readFileSync(file, 'utf8')));
+  return assemble(scan, parsed);
+}
+
+/**
+ * The same result as `loadContent`, for the build and `npm run check`: profile files whose bytes
+ * are in the validation cache are not parsed again, and the rest are parsed on every core.
+ */
+export async function loadContentFast(dir: string, options: ParseOptions): Promise<LoadResult & { stats: ParseStats }> {
+  const scan = scanContent(dir);
+  const { parsed, stats } = await parseProfiles(scan.profileFiles, options);
+  return { ...assemble(scan, parsed), stats };
+}
+
+interface Scan {
+  content: Content;
+  problems: ContentProblem[];
+  warnings: ContentProblem[];
+  profileFiles: ProfileFile[];
+  creatorFiles: { id: string; file: string }[];
+  avatars: Set<string>;
+}
+
+/** Lists the folders and reads the small files (decorations); the profile files are parsed after. */
+function scanContent(dir: string): Scan {
   dir = path.resolve(dir);
   const problems: ContentProblem[] = [];
   const warnings: ContentProblem[] = [];
@@ -44,7 +72,7 @@ export function loadContent(dir: string): LoadResult {
 
   if (!isDir(dir)) {
     problems.push({ file: dir, message: 'the content folder does not exist', hint: 'set CONTENT_DIR to a folder with a `profiles/` folder in it' });
-    return { content, problems, warnings };
+    return { content, problems, warnings, profileFiles: [], creatorFiles: [], avatars: new Set() };
   }
   if (!isDir(path.join(dir, 'profiles'))) {
     problems.push({ file: path.join(dir, 'profiles'), message: 'the `profiles/` folder is missing', hint: 'create it and add one `<username>.yaml` file per profile' });
@@ -85,24 +113,34 @@ export function loadContent(dir: string): LoadResult {
   }
 
   const avatars = new Set(listFiles(path.join(dir, 'avatars')));
-  for (const { id: username, file } of yamlFiles('profiles', USERNAME_PATTERN, USERNAME_RULE)) {
-    const r = parseYamlFile(file, fs.readFileSync(file, 'utf8'), ProfileSchema);
+  const profileFiles = yamlFiles('profiles', USERNAME_PATTERN, USERNAME_RULE).map(({ id, file }) => ({ username: id, file }));
+  const creatorFiles = yamlFiles('creators', USERNAME_PATTERN, USERNAME_RULE);
+  return { content, problems, warnings, profileFiles, creatorFiles, avatars };
+}
+
+/** The checks across files, the creators and the view counts, on the parsed profiles. */
+function assemble(scan: Scan, parsed: ParsedProfile[]): LoadResult {
+  const { content, problems, warnings, avatars } = scan;
+  const { dir } = content;
+  for (let i = 0; i < parsed.length; i++) {
+    const r = parsed[i]!;
+    const { file } = scan.profileFiles[i]!;
     if (!r.ok) { problems.push(...r.problems); continue; }
-    const p = r.value;
+    const p = r.profile;
     if (p.avatar && !avatars.has(p.avatar)) {
       const near = closest(p.avatar, avatars);
-      problems.push({ file, ...r.locate(['avatar']), keyPath: 'avatar', message: `the avatar \`${p.avatar}\` is not in \`avatars/\``, hint: near ? `did you mean \`${near}\`?` : 'add the image to content/avatars/ or remove the key' });
+      problems.push({ file, ...r.places.avatar, keyPath: 'avatar', message: `the avatar \`${p.avatar}\` is not in \`avatars/\``, hint: near ? `did you mean \`${near}\`?` : 'add the image to content/avatars/ or remove the key' });
       continue;
     }
     if (p.decoration && !content.decorations.has(p.decoration)) {
       const near = closest(p.decoration, content.decorations.keys());
-      problems.push({ file, ...r.locate(['decoration']), keyPath: 'decoration', message: `no decoration \`${p.decoration}\` in \`decorations/\``, hint: near ? `did you mean \`${near}\`?` : `add decorations/${p.decoration}.yaml or remove the key` });
+      problems.push({ file, ...r.places.decoration, keyPath: 'decoration', message: `no decoration \`${p.decoration}\` in \`decorations/\``, hint: near ? `did you mean \`${near}\`?` : `add decorations/${p.decoration}.yaml or remove the key` });
       continue;
     }
-    content.profiles.set(username, p);
+    content.profiles.set(r.username, p);
   }
 
-  for (const { id: username, file } of yamlFiles('creators', USERNAME_PATTERN, USERNAME_RULE)) {
+  for (const { id: username, file } of scan.creatorFiles) {
     const r = parseYamlFile(file, fs.readFileSync(file, 'utf8'), CreatorSchema);
     if (!r.ok) { problems.push(...r.problems); continue; }
     if (!fs.existsSync(path.join(dir, 'profiles', `${username}.yaml`))) {

@@ -150,6 +150,8 @@ export const buildLayout = (distDir: string) => ({
   client: path.join(distDir, 'client'),
   server: path.join(distDir, 'server'),
   siteIndex: path.join(distDir, 'server', SITE_INDEX_FILE),
+  pageManifest: path.join(distDir, 'server', 'page-manifest.json'),
+  pages: path.join(distDir, 'client', 'p'),
   media: {
     avatars: path.join(distDir, 'client', 'media', 'avatars'),
     decorations: path.join(distDir, 'client', 'media', 'decorations'),
