@@ -172,5 +172,11 @@ describe('the built service over HTTP', () => {
     }
     expect(name).toBe('Robert');
     expect(await (await get('/p/bob')).text()).toContain('Robert');
+    // Only bob's page was rendered; the others are the previous build's files, linked.
+    expect(b.stdout).toMatch(/pages \(1 rendered, 6 unchanged\)/);
+    const page = (dist: string, name: string) => fs.statSync(path.join(dist, 'client', 'p', `${name}.html`)).ino;
+    expect(page(DIST, 'alice')).toBe(page(`${DIST}.prev`, 'alice'));
+    expect(page(DIST, 'bob')).not.toBe(page(`${DIST}.prev`, 'bob'));
+    expect(fs.readFileSync(path.join(`${DIST}.prev`, 'client', 'p', 'bob.html'), 'utf8')).not.toContain('Robert');
   }, 30_000);
 });

@@ -48,7 +48,7 @@ export interface ParseOptions {
    * is not parsed again. Only valid profiles are kept, never their `private:` notes.
    */
   cacheFile?: string;
-  /** Worker threads for the files not in the cache; default: one per core when there are many files. */
+  /** Worker threads for the files not in the cache; default: one per core when there are thousands of files. */
   workers?: number;
 }
 
@@ -93,11 +93,10 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
     todo.push({ i, username, file, source: bytes.toString('utf8') });
   }
 
-  const workers = Math.min(
-    options.workers ?? os.availableParallelism(),
-    Math.floor(todo.length / FILES_PER_WORKER_MIN),
-  );
-  if (workers > 1) {
+  // By default one worker per core, and none (this thread) for a few thousand files; `workers` forces a count.
+  const auto = Math.min(os.availableParallelism(), Math.floor(todo.length / FILES_PER_WORKER_MIN));
+  const workers = Math.min(options.workers ?? (auto > 1 ? auto : 0), todo.length);
+  if (workers > 0) {
     await parseInWorkers(todo, workers, (i, result) => { parsed[i] = result; });
   } else {
     for (const t of todo) parsed[t.i] = parseProfileFile(t.username, t.file, t.source);
@@ -111,7 +110,7 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
     }
     writeCache(options.cacheFile, { version: CACHE_VERSION, validator, entries });
   }
-  return { parsed, stats: { files: files.length, fromCache: files.length - todo.length, workers: workers > 1 ? workers : 0 } };
+  return { parsed, stats: { files: files.length, fromCache: files.length - todo.length, workers } };
 }
 
 async function parseInWorkers(
