@@ -12,6 +12,7 @@ import { contentDirFromEnv, loadContentFast } from '../src/lib/content.ts';
 import { formatProblem } from '../src/lib/content-problems.ts';
 import { handOverSiteIndex } from '../src/lib/build-data.ts';
 import { linkPages, planPages, renderFingerprint } from '../src/lib/page-reuse.ts';
+import { movePages, runShard, shardCount, splitPages, type ShardResult } from '../src/lib/render-shards.ts';
 import { Site, buildLayout, buildSiteIndex } from '../src/lib/site.ts';
 import { clearPreviousBuild, swapInBuild, writeApiFiles, writeUserFiles } from '../src/lib/write-build.ts';
 
@@ -45,7 +46,7 @@ const incremental = incrementalFromEnv();
 
 /** Validates the content and makes the public index; the parsed YAML is dropped when this returns. */
 async function validatedIndex() {
-  const { content, problems, warnings } = await loadContentFast(contentDir, { cacheFile: incremental ? validationCacheFile(root, contentDir) : undefined });
+  const { content, problems, warnings } = await loadContentFast(contentDir, { cacheFile: validationCacheFile(root, contentDir), ignoreCache: !incremental });
   for (const w of warnings) console.warn(`warning: ${formatProblem(w)}`);
   if (problems.length) {
     for (const p of problems) console.error(formatProblem(p));
@@ -61,7 +62,10 @@ const index = await step('Validating content', validatedIndex);
 // rendered (src/lib/page-reuse.ts); PROFILES_INCREMENTAL=0 renders them all.
 const served = buildLayout(distDir);
 const plan = planPages(index, renderFingerprint(root, siteUrl), served.pageManifest, served.pages, incremental);
-handOverSiteIndex(index, plan.render);
+// Many pages to render: this process renders the first part and other processes the rest, one per
+// core (src/lib/render-shards.ts).
+const [ownPages, ...shardPages] = splitPages([...plan.render], shardCount(plan.render.size));
+handOverSiteIndex(index, new Set(ownPages));
 process.env.SITE_URL = siteUrl;
 process.env.ASTRO_TELEMETRY_DISABLED = '1';
 
@@ -73,10 +77,26 @@ const clearing = clearPreviousBuild(distDir);
 const usersStaging = `${distDir}.users`;
 const site = new Site(index, buildLayout(fresh).media);
 const writingUsers = writeUserFiles(usersStaging, site);
+const shardDir = (k: number) => `${distDir}.shard${k}`;
+let shards: Promise<ShardResult[]> = Promise.resolve([]);
 try {
-  await step(`Rendering ${plan.render.size} of ${index.users.length} profile pages with Astro (and writing the API files)`, () =>
-    astroBuild({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' }));
+  const processes = shardPages.length ? ` in ${shardPages.length + 1} processes` : '';
+  const shardResults = await step(`Rendering ${plan.render.size} of ${index.users.length} profile pages with Astro${processes} (and writing the API files)`, async () => {
+    shards = Promise.all(shardPages.map((render, k) => runShard(root, { index, render }, shardDir(k + 1), k + 1)));
+    // Settled before anything throws, so a failed render never leaves a shard process running.
+    const [own, others] = await Promise.allSettled([
+      astroBuild({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' }),
+      shards,
+    ]);
+    if (own.status === 'rejected') throw own.reason;
+    if (others.status === 'rejected') throw others.reason;
+    return others.value;
+  });
   const freshLayout = buildLayout(fresh);
+  for (const r of shardResults) {
+    movePages(buildLayout(r.outDir).pages, freshLayout.pages);
+    fs.rmSync(r.outDir, { recursive: true, force: true });
+  }
   if (plan.reuse.length) {
     await step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, served.pages, freshLayout.pages));
   }
@@ -91,16 +111,21 @@ try {
     swapInBuild(fresh, distDir);
   });
   const suspended = index.users.filter((u) => u.status === 'suspended').length;
+  const ownRssKb = process.resourceUsage().maxRSS;
+  const totalRssKb = ownRssKb + shardResults.reduce((sum, r) => sum + r.maxRssKb, 0);
+  const mb = (kb: number) => `${Math.round(kb / 1024)} MB`;
+  const memory = shardResults.length ? `${mb(totalRssKb)} in all (${[ownRssKb, ...shardResults.map((r) => r.maxRssKb)].map(mb).join(' + ')})` : mb(ownRssKb);
   console.log(
     `Built ${index.users.length} profiles (${suspended} suspended), ${index.creators.length} active creators: ` +
     `${index.users.length} pages (${plan.render.size} rendered, ${plan.reuse.length} unchanged), ${stats.userFiles} API files and ${stats.mediaFiles} images in ${path.relative(process.cwd(), distDir) || distDir}/, ` +
-    `in ${seconds()} s (${timings.join(', ')}), peak memory ${Math.round(process.resourceUsage().maxRSS / 1024)} MB.`,
+    `in ${seconds()} s (${timings.join(', ')}), peak memory ${memory}.`,
   );
-  // For `npm run bench`: one machine-readable line.
-  if (process.env.BENCH_REPORT) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - started), maxRssKb: process.resourceUsage().maxRSS })}`);
+  // For `npm run bench`: one machine-readable line; the memory of every process added up.
+  if (process.env.BENCH_REPORT) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - started), maxRssKb: totalRssKb })}`);
 } catch (e) {
-  await Promise.allSettled([clearing, writingUsers]);
+  await Promise.allSettled([clearing, writingUsers, shards]);
   fs.rmSync(fresh, { recursive: true, force: true });
+  for (let k = 1; k <= shardPages.length; k++) fs.rmSync(shardDir(k), { recursive: true, force: true });
   fs.rmSync(usersStaging, { recursive: true, force: true });
   console.error(`build failed: ${(e as Error).stack ?? e}`);
   console.error(`${path.relative(process.cwd(), distDir)}/ is untouched.`);

@@ -30,7 +30,7 @@ const dir = positionals[0] ? path.resolve(positionals[0]) : contentDirFromEnv();
 // The build's own loading, its validation cache included: a check after editing one file of a big
 // folder parses that file only.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { content, problems, warnings } = await loadContentFast(dir, { cacheFile: incrementalFromEnv() ? validationCacheFile(root, dir) : undefined });
+const { content, problems, warnings } = await loadContentFast(dir, { cacheFile: validationCacheFile(root, dir), ignoreCache: !incrementalFromEnv() });
 const print = format === 'github' ? formatProblemGithub : formatProblem;
 
 for (const w of warnings) console.warn(format === 'github' ? print(w).replace('::error', '::warning') : `warning: ${print(w)}`);

@@ -31,7 +31,7 @@ export function buildTimeFromEnv(env: NodeJS.ProcessEnv = process.env): Date {
 
 export const distDirFromEnv = (env: NodeJS.ProcessEnv = process.env) => path.resolve(env.DIST_DIR || 'dist');
 
-/** `PROFILES_INCREMENTAL=0`: a full build, with no validation cache and every page rendered. */
+/** `PROFILES_INCREMENTAL=0`: a full build, every file parsed and every page rendered (the caches are still written for the next build). */
 export const incrementalFromEnv = (env: NodeJS.ProcessEnv = process.env) => env.PROFILES_INCREMENTAL !== '0';
 
 /**

@@ -48,6 +48,8 @@ export interface ParseOptions {
    * is not parsed again. Only valid profiles are kept, never their `private:` notes.
    */
   cacheFile?: string;
+  /** Parse every file and rewrite the cache without reading it (a full build). */
+  ignoreCache?: boolean;
   /** Worker threads for the files not in the cache; default: one per core when there are thousands of files. */
   workers?: number;
 }
@@ -74,7 +76,7 @@ interface CacheFile {
 /** Parses every profile file, in the order given, with the cache and workers of `options`. */
 export async function parseProfiles(files: readonly ProfileFile[], options: ParseOptions = {}): Promise<{ parsed: ParsedProfile[]; stats: ParseStats }> {
   const validator = options.cacheFile ? validatorFingerprint() : '';
-  const cache = options.cacheFile ? readCache(options.cacheFile, validator) : undefined;
+  const cache = options.cacheFile && !options.ignoreCache ? readCache(options.cacheFile, validator) : undefined;
   const parsed: ParsedProfile[] = new Array(files.length);
   const hashes: string[] = new Array(files.length);
   const todo: { i: number; username: string; file: string; source: string }[] = [];
