@@ -10,7 +10,7 @@ import { build as astroBuild } from 'astro';
 import { buildTimeFromEnv, distDirFromEnv, incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/lib/config.ts';
 import { contentDirFromEnv, loadContentFast } from '../src/lib/content.ts';
 import { formatProblem } from '../src/lib/content-problems.ts';
-import { handOverSiteIndex } from '../src/lib/build-data.ts';
+import { handOverSiteIndex, pagesRendered } from '../src/lib/build-data.ts';
 import { linkPages, planPages, renderFingerprint } from '../src/lib/page-reuse.ts';
 import { movePages, runShard, shardCount, splitPages, type ShardResult } from '../src/lib/render-shards.ts';
 import { Site, buildLayout, buildSiteIndex } from '../src/lib/site.ts';
@@ -82,12 +82,22 @@ let shards: Promise<ShardResult[]> = Promise.resolve([]);
 try {
   const processes = shardPages.length ? ` in ${shardPages.length + 1} processes` : '';
   const shardResults = await step(`Rendering ${plan.render.size} of ${index.users.length} profile pages with Astro${processes} (and writing the API files)`, async () => {
-    shards = Promise.all(shardPages.map((render, k) => runShard(root, { index, render }, shardDir(k + 1), k + 1)));
+    // Progress every 5 s while pages render: a 100,000-profile build renders for a minute or two.
+    const shardDone = shardPages.map(() => 0);
+    let reported = false;
+    const progress = setInterval(() => {
+      reported = true;
+      const done = pagesRendered() + shardDone.reduce((a, b) => a + b, 0);
+      process.stdout.write(`\n  ${done} / ${plan.render.size} profile pages rendered (${seconds()} s)`);
+    }, 5000);
+    shards = Promise.all(shardPages.map((render, k) => runShard(root, { index, render }, shardDir(k + 1), k + 1, (n) => { shardDone[k] = n; })));
     // Settled before anything throws, so a failed render never leaves a shard process running.
     const [own, others] = await Promise.allSettled([
       astroBuild({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' }),
       shards,
     ]);
+    clearInterval(progress);
+    if (reported) process.stdout.write('\n  finished:');
     if (own.status === 'rejected') throw own.reason;
     if (others.status === 'rejected') throw others.reason;
     return others.value;

@@ -18,6 +18,17 @@ export function handOverSiteIndex(index: SiteIndex, pagesToRender?: ReadonlySet<
   (globalThis as Record<symbol, unknown>)[RENDER] = pagesToRender;
 }
 
+const RENDERED = Symbol.for('profile-lookup.pages-rendered');
+
+/** Counts a rendered profile page, for the build's progress lines. */
+export function notePageRendered(): void {
+  const g = globalThis as Record<symbol, number | undefined>;
+  g[RENDERED] = (g[RENDERED] ?? 0) + 1;
+}
+
+/** Profile pages rendered in this process so far. */
+export const pagesRendered = (): number => (globalThis as Record<symbol, number | undefined>)[RENDERED] ?? 0;
+
 /** Whether Astro renders this profile's page: all of them, unless the build script said otherwise. */
 export function shouldRenderPage(username: string): boolean {
   const only = (globalThis as Record<symbol, ReadonlySet<string> | undefined>)[RENDER];

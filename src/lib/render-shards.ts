@@ -43,7 +43,7 @@ export interface ShardResult {
  * Starts a shard process building into `outDir` and resolves when it has finished; rejects with its
  * output when it fails. The job file sits beside `outDir` and is removed after.
  */
-export function runShard(root: string, job: ShardJob, outDir: string, shard: number): Promise<ShardResult> {
+export function runShard(root: string, job: ShardJob, outDir: string, shard: number, onProgress: (rendered: number) => void = () => {}): Promise<ShardResult> {
   const jobFile = `${outDir}.job.json`;
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.mkdirSync(path.dirname(outDir), { recursive: true });
@@ -53,7 +53,11 @@ export function runShard(root: string, job: ShardJob, outDir: string, shard: num
       cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout.on('data', (d) => { out += d; });
+    child.stdout.on('data', (d: Buffer) => {
+      const text = d.toString();
+      out += text;
+      for (const m of text.matchAll(/^PROGRESS (\d+)$/gm)) onProgress(Number(m[1]));
+    });
     child.stderr.on('data', (d) => { out += d; });
     child.once('error', reject);
     child.once('exit', (code) => {
