@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { etagOf } from '../src/lib/http.ts';
 import { ErrorBodySchema, UserBodySchema } from '../src/schemas/api.ts';
 import { buildAndServe, type BuiltServer } from './built-server.ts';
 import { FIXTURE, PRIVATE_MARKERS } from './helpers.ts';
@@ -33,6 +34,23 @@ describe('the built service over HTTP', () => {
       const r = await get(p);
       expect(r.status, p).toBe(200);
       expect(UserBodySchema.parse(await r.json()).data, p).toEqual(fromFile.data);
+    }
+  });
+
+  test('each user\'s pre-rendered answer (served from memory) is byte for byte its file, with the file\'s strong ETag', async () => {
+    const dir = path.join(DIST, 'client', 'api', 'v1', 'users');
+    const names = fs.readdirSync(dir);
+    expect(names.length).toBeGreaterThan(3);
+    for (const name of names) {
+      const bytes = fs.readFileSync(path.join(dir, name));
+      const r = await get(`/api/v1/users/${name}`);
+      expect(r.status, name).toBe(200);
+      expect(Buffer.from(await r.arrayBuffer()).equals(bytes), name).toBe(true);
+      expect(r.headers.get('etag'), name).toBe(etagOf(bytes));
+      expect(r.headers.get('content-length'), name).toBe(String(bytes.length));
+      // Percent-encoded, the same file.
+      const encoded = await get(`/api/v1/users/${name.replace(/^./, (c) => `%${c.charCodeAt(0).toString(16)}`)}`);
+      expect(Buffer.from(await encoded.arrayBuffer()).equals(bytes), name).toBe(true);
     }
   });
 

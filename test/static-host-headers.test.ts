@@ -135,7 +135,7 @@ describe('the _headers text', () => {
       if (!address) continue; // 404.html: the host's own
 
       const ext = path.posix.extname(file);
-      const expected = staticHeaders(address, ext);
+      const expected = { ...staticHeaders(address, ext) };
       // A host picks the content type from the extension itself.
       if (ext !== '') delete expected['content-type'];
       expect(hostHeaders(text, address), file).toEqual(expected);

@@ -5,12 +5,14 @@ import { USERNAME_PATTERN, USERNAME_RULE } from '../schemas/common.ts';
 import { creatorsPage, parseCreatorsQuery, type CreatorsQuery } from './creators-list.ts';
 import { defaultAvatarSvg } from './default-avatar.ts';
 import {
-  SVG_CSP, elapsed, errorJson, fileResponse, finish, isReadMethod, methodNotAllowed, notFound, preflight, successJson,
+  COMMON_HEADERS, JSON_TYPE, SVG_CSP, elapsed, errorJson, etagOf, fileResponse, finish, isReadMethod, methodNotAllowed, notFound, preflight,
+  successBody, successJson,
   type ApiRequest, type ApiResponse,
 } from './http.ts';
 import type { Site } from './site.ts';
 
 export const USERS_PATH = '/api/v1/users';
+export const USER_PREFIX = `${USERS_PATH}/`;
 export const CREATORS_PATH = '/service-api/v1/creators';
 export const AVATAR_PATH = '/api/avatar';
 export const DECORATION_PATH = '/api/decoration';
@@ -53,8 +55,26 @@ function userAnswer(req: ApiRequest, site: Site, checked: Checked): ApiResponse 
   if (!checked.ok) return checked.response;
   const entry = site.user(checked.username);
   if (!entry) return errorJson(404, 'USER_NOT_FOUND', `No user is called \`${checked.username}\`.`, req);
-  return successJson(entry.dataJson, { etag: entry.etag, timestamp: new Date().toISOString(), executionTimeMs: elapsed(req) });
+  return successJson(entry.data, { etag: entry.etag, timestamp: new Date().toISOString(), executionTimeMs: elapsed(req) });
 }
+
+/**
+ * The pre-rendered answer of `/api/v1/users/<username>`: the build writes it as a static file
+ * (meta.timestamp is the build time, executionTimeMs 0) and the server answers the same bytes from
+ * memory, since a lookup from disk is several times slower once a directory's files outgrow the
+ * server's file cache (100,000 profiles: BENCHMARKS.md). `username` must be exact (lowercase); the
+ * ETag is strong, the hash of these bytes, as a static host's would be.
+ */
+export function prerenderedUser(site: Site, username: string): ApiResponse | undefined {
+  const entry = site.user(username);
+  if (!entry) return undefined;
+  const body = prerenderedUserBody(site, entry.data);
+  entry.fileEtag ??= etagOf(body);
+  return { status: 200, headers: { ...COMMON_HEADERS, 'content-type': JSON_TYPE, etag: entry.fileEtag }, body };
+}
+
+/** The bytes of a user's pre-rendered answer (`prerenderedUser`), as the build writes them. */
+export const prerenderedUserBody = (site: Site, data: Buffer) => successBody(data, { timestamp: site.builtAt, executionTimeMs: 0 });
 
 /** GET /api/v1/users/<username>: the on-demand twin of the pre-rendered file, for other casings and unknown names. */
 export function userByPath(site: Site, req: ApiRequest, segment: string): ApiResponse {
@@ -100,7 +120,7 @@ export async function avatar(site: Site, req: ApiRequest): Promise<ApiResponse> 
   const file = site.avatarFile(checked.username);
   const media = file ? await site.media('avatars', file) : undefined;
   if (media) return fileResponse(media.bytes, media.type, { etag: media.etag });
-  return fileResponse(defaultAvatarSvg(entry.user.username, entry.user.displayName), 'image/svg+xml; charset=utf-8', {
+  return fileResponse(defaultAvatarSvg(entry.username, entry.displayName), 'image/svg+xml; charset=utf-8', {
     'content-security-policy': SVG_CSP,
   });
 }
@@ -118,7 +138,6 @@ export async function decoration(site: Site, req: ApiRequest): Promise<ApiRespon
   return fileResponse(media.bytes, media.type, { etag: media.etag });
 }
 
-const USER_PREFIX = `${USERS_PATH}/`;
 
 /** The routing table of the on-demand API. Anything else under /api/ and /service-api/ is a JSON 404. */
 async function route(site: Site, req: ApiRequest): Promise<ApiResponse> {

@@ -4,7 +4,7 @@
 import { z } from 'astro/zod';
 import {
   API_VERSION, CreatorsBodySchema, CreatorsQuerySchema, DecorationFileSchema, ErrorBodySchema, UserBodySchema,
-  UsernameParamSchema, UsernameQuerySchema,
+  UsernameParamSchema, UsernameQuerySchema, type PublicUser,
 } from '../schemas/api.ts';
 import { AVATAR_PATH, CREATORS_PATH, DECORATION_PATH, USERS_PATH, creatorsAnswer } from './api.ts';
 import { errorJson, successJson, ALLOWED_METHODS, CACHE_CONTROL, type ApiResponse } from './http.ts';
@@ -26,8 +26,16 @@ const COMMON_RESPONSE_HEADERS = {
 
 export function buildOpenApi(site: Site): Json {
   const timestamp = site.builtAt;
-  const sampleUser = [...site.users()].map((e) => e.user).find((u) => u.avatarDecoration && u.socials.length && u.status === 'active')
-    ?? site.users().next().value?.user;
+  // The first profile that shows most of the object (a decoration, socials, active), else the first.
+  let sampleUser: PublicUser | undefined;
+  for (const entry of site.users()) {
+    const user = JSON.parse(entry.data.toString('utf8')) as PublicUser;
+    sampleUser ??= user;
+    if (user.avatarDecoration && user.socials.length && user.status === 'active') {
+      sampleUser = user;
+      break;
+    }
+  }
   const name = sampleUser?.username ?? 'alice';
   const userExample = body(successJson(JSON.stringify(sampleUser ?? null), { timestamp, executionTimeMs: 0 }));
   const creatorsExample = body(creatorsAnswer(site, { limit: 2, sort: 'featured' }, timestamp, 0));

@@ -2,9 +2,8 @@
 // on-demand routes serve, and the site index the server loads. Then swaps the new build in.
 import fs from 'node:fs';
 import path from 'node:path';
-import { CREATORS_PATH, USERS_PATH, creatorsAnswer } from './api.ts';
+import { CREATORS_PATH, USERS_PATH, creatorsAnswer, prerenderedUserBody } from './api.ts';
 import { DEFAULT_LIMIT } from '../schemas/api.ts';
-import { successJson } from './http.ts';
 import { Site, buildLayout, type SiteIndex } from './site.ts';
 import { writeStaticHostHeaders } from './static-host-headers.ts';
 
@@ -19,8 +18,8 @@ const WRITES_IN_FLIGHT = 64;
 /**
  * Writes every user's pre-rendered answer to `<stagingDir>/<username>`, a few at a time and without
  * blocking the event loop: the build runs it while Astro renders the pages, and `writeApiFiles`
- * moves the folder into place with one rename. Pre-rendered answers carry the build time as
- * `meta.timestamp` and 0 as `executionTimeMs`.
+ * moves the folder into place with one rename. The bytes are `prerenderedUser`'s, which the server
+ * answers from memory.
  */
 export async function writeUserFiles(stagingDir: string, site: Site): Promise<number> {
   await fs.promises.rm(stagingDir, { recursive: true, force: true });
@@ -29,8 +28,8 @@ export async function writeUserFiles(stagingDir: string, site: Site): Promise<nu
   let written = 0;
   const worker = async () => {
     for (let next = users.next(); !next.done; next = users.next()) {
-      const { user, dataJson } = next.value;
-      await fs.promises.writeFile(path.join(stagingDir, user.username), successJson(dataJson, { timestamp: site.builtAt, executionTimeMs: 0 }).body as string);
+      const { username, data } = next.value;
+      await fs.promises.writeFile(path.join(stagingDir, username), prerenderedUserBody(site, data));
       written++;
     }
   };

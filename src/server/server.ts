@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { dispatch, foldAscii, isApiPath } from '../lib/api.ts';
+import { USER_PREFIX, dispatch, foldAscii, isApiPath, prerenderedUser } from '../lib/api.ts';
 import {
   COMMON_HEADERS, HTML_CSP, HTML_TYPE, JSON_TYPE, errorJson, finish, isReadMethod, methodNotAllowed, preflight, splitTarget,
   type ApiRequest, type ApiResponse,
@@ -89,6 +89,9 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
     // where the bare address is a pre-rendered file.
     const onDemand = request.search !== '' && isApiPath(request.path);
     if (decoded !== undefined && !onDemand) {
+      // A user's pre-rendered answer comes from memory, the same bytes as its file (api.ts).
+      const user = decoded.startsWith(USER_PREFIX) ? prerenderedUser(site, decoded.slice(USER_PREFIX.length)) : undefined;
+      if (user) return send(res, finish(request, user));
       const file = files.cached(decoded) ?? (files.has(decoded) ? await files.load(decoded) : undefined);
       if (file) return send(res, finish(request, { status: 200, headers: file.headers, body: file.body }));
     }
