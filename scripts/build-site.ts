@@ -14,7 +14,7 @@ import { handOverSiteIndex, pagesRendered } from '../src/lib/build-data.ts';
 import { linkPages, planPages, renderFingerprint } from '../src/lib/page-reuse.ts';
 import { movePages, runShard, shardCount, splitPages, type ShardResult } from '../src/lib/render-shards.ts';
 import { Site, buildLayout, buildSiteIndex } from '../src/lib/site.ts';
-import { clearPreviousBuild, swapInBuild, writeApiFiles, writeUserFiles } from '../src/lib/write-build.ts';
+import { clearPreviousBuild, recycleUserFiles, swapInBuild, writeApiFiles, writeUserFiles } from '../src/lib/write-build.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const started = performance.now();
@@ -72,9 +72,11 @@ process.env.ASTRO_TELEMETRY_DISABLED = '1';
 // A folder left by a crashed build is removed first.
 const fresh = `${distDir}.next`;
 fs.rmSync(fresh, { recursive: true, force: true });
-const clearing = clearPreviousBuild(distDir);
-// The user files are written while Astro renders: disk work beside CPU work.
+// The user files are written while Astro renders: disk work beside CPU work. They overwrite those
+// of the build before last (src/lib/write-build.ts), except in a full build (PROFILES_INCREMENTAL=0).
 const usersStaging = `${distDir}.users`;
+recycleUserFiles(distDir, usersStaging, incremental);
+const clearing = clearPreviousBuild(distDir);
 const site = new Site(index, buildLayout(fresh).media);
 const writingUsers = writeUserFiles(usersStaging, site);
 const shardDir = (k: number) => `${distDir}.shard${k}`;

@@ -7,7 +7,9 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { loadContent, loadContentFast } from '../src/lib/content.ts';
 import { formatProblem } from '../src/lib/content-problems.ts';
 import { linkPages, planPages, profilePageKey } from '../src/lib/page-reuse.ts';
-import { buildSiteIndex } from '../src/lib/site.ts';
+import { prerenderedUserBody } from '../src/lib/api.ts';
+import { Site, buildSiteIndex } from '../src/lib/site.ts';
+import { recycleUserFiles, writeUserFiles } from '../src/lib/write-build.ts';
 import { FIXTURE } from './helpers.ts';
 
 const made: string[] = [];
@@ -141,5 +143,49 @@ describe('reusing unchanged profile pages', () => {
     expect(linkPages(['alice', 'bob'], prev.pagesDir, to)).toBe(2);
     expect(fs.readFileSync(path.join(to, 'alice.html'), 'utf8')).toBe('<h1>alice</h1>');
     expect(fs.statSync(path.join(to, 'alice.html')).ino).toBe(fs.statSync(path.join(prev.pagesDir, 'alice.html')).ino);
+  });
+});
+
+describe('the user API files of a rebuild', () => {
+  const usersOf = (dir: string) => path.join(dir, 'client', 'api', 'v1', 'users');
+  const site = () => new Site(buildSiteIndex(loadContent(FIXTURE).content, ctx), { avatars: '/nonexistent', decorations: '/nonexistent' });
+
+  test('overwrite those of the build before last in place: exact bytes, no stale file, the served build untouched', async () => {
+    const target = path.join(tempDir('incremental-users-'), 'dist');
+    const s = site();
+    const names = [...s.users()].map((e) => e.username);
+    // The build before last: a longer file for alice (cut to length), a profile since removed.
+    fs.mkdirSync(usersOf(`${target}.prev`), { recursive: true });
+    fs.writeFileSync(path.join(usersOf(`${target}.prev`), names[0]!), 'x'.repeat(50_000));
+    fs.writeFileSync(path.join(usersOf(`${target}.prev`), 'removed-since'), '{}');
+    const recycledInode = fs.statSync(path.join(usersOf(`${target}.prev`), names[0]!)).ino;
+    // The build being served: must not change.
+    fs.mkdirSync(usersOf(target), { recursive: true });
+    fs.writeFileSync(path.join(usersOf(target), names[0]!), 'served');
+
+    const staging = `${target}.users`;
+    expect(recycleUserFiles(target, staging, true)).toBe(true);
+    expect(fs.existsSync(usersOf(`${target}.prev`))).toBe(false);
+    expect(await writeUserFiles(staging, s)).toBe(names.length);
+    expect(fs.readdirSync(staging).sort()).toEqual([...names].sort());
+    for (const e of s.users()) expect(fs.readFileSync(path.join(staging, e.username)).equals(prerenderedUserBody(s, e.data) as Buffer), e.username).toBe(true);
+    expect(fs.statSync(path.join(staging, names[0]!)).ino).toBe(recycledInode);
+    expect(fs.readFileSync(path.join(usersOf(target), names[0]!), 'utf8')).toBe('served');
+  });
+
+  test('a full build (or a first one) writes new files and leaves the build before last alone', async () => {
+    const target = path.join(tempDir('incremental-users-'), 'dist');
+    const s = site();
+    fs.mkdirSync(usersOf(`${target}.prev`), { recursive: true });
+    fs.writeFileSync(path.join(usersOf(`${target}.prev`), 'old'), '{}');
+    const staging = `${target}.users`;
+    fs.mkdirSync(staging);
+    fs.writeFileSync(path.join(staging, 'left-by-a-crash'), '{}');
+    expect(recycleUserFiles(target, staging, false)).toBe(false);
+    expect(fs.existsSync(path.join(usersOf(`${target}.prev`), 'old'))).toBe(true);
+    expect(await writeUserFiles(staging, s)).toBe(s.userCount);
+    expect(fs.readdirSync(staging)).toHaveLength(s.userCount);
+    expect(recycleUserFiles(path.join(tempDir('incremental-users-'), 'dist'), staging, true)).toBe(false);
+    expect(fs.existsSync(staging)).toBe(false);
   });
 });
