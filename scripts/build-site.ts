@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build as astroBuild } from 'astro';
-import { buildTimeFromEnv, distDirFromEnv, incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/lib/config.ts';
+import { buildTimeFromEnv, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/lib/config.ts';
 import { contentDirFromEnv, loadContentFast } from '../src/lib/content.ts';
 import { formatProblem } from '../src/lib/content-problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/lib/build-data.ts';
@@ -41,6 +41,11 @@ try {
 }
 const contentDir = contentDirFromEnv();
 const distDir = distDirFromEnv();
+const distProblem = distDirProblem(distDir);
+if (distProblem) {
+  console.error(`build: ${distProblem}`);
+  process.exit(2);
+}
 const builtAt = buildTimeFromEnv();
 const incremental = incrementalFromEnv();
 

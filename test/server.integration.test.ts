@@ -1,12 +1,14 @@
 // The whole service: build the test content with `npm run build`'s script, start the real server
 // (`npm run serve`'s script) on a free port, and call it over HTTP.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { etagOf } from '../src/lib/http.ts';
 import { ErrorBodySchema, UserBodySchema } from '../src/schemas/api.ts';
 import { buildAndServe, type BuiltServer } from './built-server.ts';
-import { FIXTURE, PRIVATE_MARKERS } from './helpers.ts';
+import { FIXTURE, PRIVATE_MARKERS, ROOT } from './helpers.ts';
 
 let service: BuiltServer;
 let base = '';
@@ -174,6 +176,20 @@ describe('the built service over HTTP', () => {
     expect(fs.readFileSync(path.join(DIST, 'server', 'site-index.json'), 'utf8')).toBe(index);
     expect(fs.readdirSync(WORK).filter((n) => n.startsWith('dist.next'))).toEqual([]);
     expect((await get('/api/v1/users/bob')).status).toBe(200);
+  });
+
+  test('a DIST_DIR outside the project is refused at once, with the fix, and nothing is written', () => {
+    const outside = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dist-outside-')), 'dist');
+    try {
+      const b = spawnSync(process.execPath, ['scripts/build-site.ts'], {
+        cwd: ROOT, encoding: 'utf8', env: { ...process.env, CONTENT_DIR: FIXTURE, DIST_DIR: outside },
+      });
+      expect(b.status).toBe(2);
+      expect(b.stderr).toContain('DIST_DIR must be inside the project');
+      expect(fs.readdirSync(path.dirname(outside))).toEqual([]);
+    } finally {
+      fs.rmSync(path.dirname(outside), { recursive: true, force: true });
+    }
   });
 
   test('a new build swapped in is served without a restart', async () => {

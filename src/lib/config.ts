@@ -1,5 +1,6 @@
 // Configuration by environment, read and checked in one place.
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 
 export const DEFAULT_SITE_URL = 'http://localhost:4321';
@@ -30,6 +31,19 @@ export function buildTimeFromEnv(env: NodeJS.ProcessEnv = process.env): Date {
 }
 
 export const distDirFromEnv = (env: NodeJS.ProcessEnv = process.env) => path.resolve(env.DIST_DIR || 'dist');
+
+/**
+ * Why a build folder cannot work, or undefined: Astro's server bundle imports its packages by name,
+ * which Node finds only in a `node_modules` folder beside the bundle or above it. A `DIST_DIR` such
+ * as `/tmp/dist` otherwise fails deep in the build with "Cannot find package '@oslojs/encoding'".
+ */
+export function distDirProblem(distDir: string): string | undefined {
+  for (let dir = path.dirname(distDir); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'node_modules', 'astro', 'package.json'))) return undefined;
+    if (path.dirname(dir) === dir) break;
+  }
+  return `DIST_DIR must be inside the project (or below another folder whose node_modules has the project's packages), not \`${distDir}\`: the server bundle loads its packages from there. Build into the project and copy or link the result.`;
+}
 
 /** `PROFILES_INCREMENTAL=0`: a full build, every file parsed and every page rendered (the caches are still written for the next build). */
 export const incrementalFromEnv = (env: NodeJS.ProcessEnv = process.env) => env.PROFILES_INCREMENTAL !== '0';
