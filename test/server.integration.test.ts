@@ -192,6 +192,15 @@ describe('the built service over HTTP', () => {
     }
   });
 
+  test('a port in use is one clear line and exit code 1, not a stack trace', () => {
+    const b = spawnSync(process.execPath, ['src/server/main.ts'], {
+      cwd: ROOT, encoding: 'utf8', timeout: 20_000,
+      env: { ...process.env, DIST_DIR: DIST, HOST: '127.0.0.1', PORT: new URL(base).port },
+    });
+    expect(b.status).toBe(1);
+    expect(b.stderr.trim()).toBe(`serve: 127.0.0.1:${new URL(base).port} is already in use (another server running? set PORT)`);
+  });
+
   test('a new build swapped in is served without a restart', async () => {
     const edited = path.join(WORK, 'edited');
     fs.cpSync(FIXTURE, edited, { recursive: true });

@@ -19,6 +19,15 @@ try {
   process.exit(1);
 }
 const { server } = app;
+// A port in use or a host that is not this machine's: one clear line, not an unhandled 'error' event.
+server.once('error', (e: NodeJS.ErrnoException) => {
+  const why = e.code === 'EADDRINUSE' ? `${host}:${port} is already in use (another server running? set PORT)`
+    : e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND' ? `${host} is not an address of this machine (set HOST)`
+    : e.code === 'EACCES' ? `no permission to listen on ${host}:${port} (ports below 1024 need privileges)`
+    : e.message;
+  console.error(`serve: ${why}`);
+  process.exit(1);
+});
 server.listen(port, host, () => {
   const { site, files } = app;
   // The bound port, so PORT=0 (any free port) can be used by tests.
