@@ -138,7 +138,6 @@ export async function decoration(site: Site, req: ApiRequest): Promise<ApiRespon
   return fileResponse(media.bytes, media.type, { etag: media.etag });
 }
 
-
 /** The routing table of the on-demand API. Anything else under /api/ and /service-api/ is a JSON 404. */
 async function route(site: Site, req: ApiRequest): Promise<ApiResponse> {
   const path = req.path;
