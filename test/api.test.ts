@@ -107,6 +107,11 @@ describe('lookup by query', () => {
     const { meta } = await ok('/api/v1/users?username=bob');
     expect(Date.parse(meta.timestamp)).toBeGreaterThanOrEqual(before - 1);
     expect(meta.executionTimeMs).toBeGreaterThanOrEqual(0);
+    // Made once per millisecond (nowIso), but never stale: a later answer has a later time.
+    await new Promise((r) => setTimeout(r, 5));
+    const later = (await ok('/api/v1/users?username=bob')).meta.timestamp;
+    expect(Date.parse(later)).toBeGreaterThan(Date.parse(meta.timestamp));
+    expect(Date.parse(later)).toBeLessThanOrEqual(Date.now());
   });
 });
 

@@ -95,7 +95,10 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
       const file = files.cached(decoded) ?? (files.has(decoded) ? await files.load(decoded) : undefined);
       if (file) return send(res, finish(request, { status: 200, headers: file.headers, body: file.body }));
     }
-    if (isApiPath(request.path)) return send(res, await dispatch(site, request));
+    if (isApiPath(request.path)) {
+      const answer = dispatch(site, request);
+      return send(res, answer instanceof Promise ? await answer : answer);
+    }
 
     // `/p/ALICE` and `/p/alice/` are the page of alice: a permanent redirect keeps one address per page.
     if (decoded?.startsWith('/p/')) {
