@@ -47,8 +47,8 @@ const node = process.execPath;
 // The build as operators run it: `npm run build`'s command from package.json, node flags included
 // (read from there, so the benchmark can never measure other flags than the ones that ship).
 const buildScript = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } }).scripts.build;
-const BUILD = buildScript.split(/\s+/).slice(1);
-if (buildScript.split(/\s+/)[0] !== 'node' || BUILD.at(-1) !== 'scripts/build-site.ts') throw new Error(`bench: unexpected build script: ${buildScript}`);
+const [buildCommand, ...BUILD] = buildScript.split(/\s+/);
+if (buildCommand !== 'node' || BUILD.at(-1) !== 'scripts/build-site.ts') throw new Error(`bench: unexpected build script: ${buildScript}`);
 
 function run(args: string[], env: Record<string, string> = {}) {
   const t0 = performance.now();

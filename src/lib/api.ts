@@ -61,8 +61,8 @@ function userAnswer(req: ApiRequest, site: Site, checked: Checked): ApiResponse 
 /**
  * The pre-rendered answer of `/api/v1/users/<username>`: the build writes it as a static file
  * (meta.timestamp is the build time, executionTimeMs 0) and the server answers the same bytes from
- * memory, since a lookup from disk is several times slower once a directory's files outgrow the
- * server's file cache (100,000 profiles: BENCHMARKS.md). `username` must be exact (lowercase); the
+ * memory, since lookups from disk ran at half the rate once a directory's files outgrew the
+ * server's file cache (100,000 profiles: 0.36x of a bare server, 0.7x from memory). `username` must be exact (lowercase); the
  * ETag is strong, the hash of these bytes, as a static host's would be.
  */
 export function prerenderedUser(site: Site, username: string): ApiResponse | undefined {

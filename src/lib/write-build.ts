@@ -18,10 +18,10 @@ export interface WriteStats {
 const USERS_PER_BATCH = 1_000;
 
 /**
- * Writes every user's pre-rendered answer to `<stagingDir>/<username>` (see `recycleUserFiles`) in a worker thread
- * (user-files-worker.ts says why), in batches, without blocking this thread: the build runs it while
- * Astro renders the pages, and `writeApiFiles` moves the folder into place with one rename. The
- * bytes are `prerenderedUser`'s, which the server answers from memory.
+ * Writes every user's pre-rendered answer to `<stagingDir>/<username>` (see `recycleUserFiles`) in
+ * a worker thread (user-files-worker.ts says why), in batches, without blocking this thread: the
+ * build runs it while Astro renders the pages, and `writeApiFiles` moves the folder into place with
+ * one rename. The bytes are `prerenderedUser`'s, which the server answers from memory.
  */
 export async function writeUserFiles(stagingDir: string, site: Site): Promise<number> {
   await fs.promises.mkdir(stagingDir, { recursive: true });
