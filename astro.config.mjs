@@ -15,7 +15,7 @@ export default defineConfig({
   // faster than 1 on 20,000 profiles with no more memory (scripts/benchmarks.md).
   build: { format: 'file', inlineStylesheets: 'never', concurrency: Number(process.env.ASTRO_CONCURRENCY || 4) },
   // No `experimental.incrementalBuild`: the build script reuses unchanged profile pages itself
-  // (src/lib/page-reuse.ts), at a fraction of its cost at 100,000 profiles.
+  // (src/build/page-reuse.ts), at a fraction of its cost at 100,000 profiles.
   trailingSlash: 'never',
   // A read-only public API: no sessions, no cookies.
   session: false,

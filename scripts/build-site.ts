@@ -7,14 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build as astroBuild } from 'astro';
-import { buildTimeFromEnv, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/lib/config.ts';
-import { contentDirFromEnv, loadContentFast } from '../src/lib/content.ts';
-import { formatProblem } from '../src/lib/content-problems.ts';
-import { handOverSiteIndex, pagesRendered } from '../src/lib/build-data.ts';
-import { linkPages, planPages, renderFingerprint } from '../src/lib/page-reuse.ts';
-import { movePages, runShard, shardCount, splitPages, type ShardResult } from '../src/lib/render-shards.ts';
-import { Site, buildLayout, buildSiteIndex } from '../src/lib/site.ts';
-import { clearPreviousBuild, recycleUserFiles, swapInBuild, writeApiFiles, writeUserFiles } from '../src/lib/write-build.ts';
+import { buildTimeFromEnv, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/config.ts';
+import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
+import { formatProblem } from '../src/content/problems.ts';
+import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
+import { linkPages, planPages, renderFingerprint } from '../src/build/page-reuse.ts';
+import { movePages, runShard, shardCount, splitPages, type ShardResult } from '../src/build/render-shards.ts';
+import { Site, buildLayout, buildSiteIndex } from '../src/model/site.ts';
+import { clearPreviousBuild, recycleUserFiles, swapInBuild, writeApiFiles, writeUserFiles } from '../src/build/write-build.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const started = performance.now();
@@ -64,11 +64,11 @@ async function validatedIndex() {
 
 const index = await step('Validating content', validatedIndex);
 // Pages whose profile and code are unchanged since the build being served are linked from it, not
-// rendered (src/lib/page-reuse.ts); PROFILES_INCREMENTAL=0 renders them all.
+// rendered (src/build/page-reuse.ts); PROFILES_INCREMENTAL=0 renders them all.
 const served = buildLayout(distDir);
 const plan = planPages(index, renderFingerprint(root, siteUrl), served.pageManifest, served.pages, incremental);
 // Many pages to render: this process renders the first part and other processes the rest, one per
-// core (src/lib/render-shards.ts).
+// core (src/build/render-shards.ts).
 const [ownPages, ...shardPages] = splitPages([...plan.render], shardCount(plan.render.size));
 handOverSiteIndex(index, new Set(ownPages));
 process.env.SITE_URL = siteUrl;
@@ -78,7 +78,7 @@ process.env.ASTRO_TELEMETRY_DISABLED = '1';
 const fresh = `${distDir}.next`;
 fs.rmSync(fresh, { recursive: true, force: true });
 // The user files are written while Astro renders: disk work beside CPU work. They overwrite those
-// of the build before last (src/lib/write-build.ts), except in a full build (PROFILES_INCREMENTAL=0).
+// of the build before last (src/build/write-build.ts), except in a full build (PROFILES_INCREMENTAL=0).
 const usersStaging = `${distDir}.users`;
 recycleUserFiles(distDir, usersStaging, incremental);
 const clearing = clearPreviousBuild(distDir);

@@ -7,9 +7,9 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { incrementalFromEnv, validationCacheFile } from '../src/lib/config.ts';
-import { contentDirFromEnv, loadContentFast } from '../src/lib/content.ts';
-import { formatProblem, formatProblemGithub } from '../src/lib/content-problems.ts';
+import { incrementalFromEnv, validationCacheFile } from '../src/config.ts';
+import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
+import { formatProblem, formatProblemGithub } from '../src/content/problems.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { JSON_SCHEMA_DIR, contentJsonSchemas } from '../src/lib/json-schemas.ts';
+import { JSON_SCHEMA_DIR, contentJsonSchemas } from '../src/tools/json-schemas.ts';
 
 const USAGE = 'Usage: npm run schemas [-- --dry-run] [--check]';
 let values: { 'dry-run'?: boolean; check?: boolean; help?: boolean };

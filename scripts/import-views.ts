@@ -4,7 +4,7 @@
 // read as streams line by line, so logs of any size work) and ADDS them to
 // content/stats/views.yaml (or <dir>/stats/views.yaml; default CONTENT_DIR). A view is a
 // `GET /p/<username>` answered 200, not from a bot, counted once per client address, profile and
-// UTC day (see src/lib/access-log.ts). A profile not yet in the file starts from its own `views`.
+// UTC day (see src/tools/access-log.ts). A profile not yet in the file starts from its own `views`.
 // Import each log once: a second import of the same log counts its views again.
 // `--dry-run` reports what would change without writing. Exits 0 when done, 1 when the content,
 // the views file or a log cannot be used (nothing is written then), 2 on wrong usage.
@@ -12,11 +12,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ViewCounter, formatImportReport, formatViewsChanges, mergeViewCounts, viewsFileHeader } from '../src/lib/access-log.ts';
-import { contentDirFromEnv, loadContent } from '../src/lib/content.ts';
-import { formatProblem } from '../src/lib/content-problems.ts';
-import { JSON_SCHEMA_DIR } from '../src/lib/json-schemas.ts';
-import { parseYamlFile } from '../src/lib/yaml-file.ts';
+import { ViewCounter, formatImportReport, formatViewsChanges, mergeViewCounts, viewsFileHeader } from '../src/tools/access-log.ts';
+import { contentDirFromEnv, loadContent } from '../src/content/load.ts';
+import { formatProblem } from '../src/content/problems.ts';
+import { JSON_SCHEMA_DIR } from '../src/tools/json-schemas.ts';
+import { parseYamlFile } from '../src/content/yaml-file.ts';
 import { ViewsStatsSchema } from '../src/schemas/index.ts';
 
 const USAGE = 'Usage: npm run views:import -- <log>... [--content <dir>] [--dry-run]';

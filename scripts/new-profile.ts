@@ -12,10 +12,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'astro/zod';
-import { contentDirFromEnv } from '../src/lib/content.ts';
-import { formatProblem } from '../src/lib/content-problems.ts';
-import { JSON_SCHEMA_DIR } from '../src/lib/json-schemas.ts';
-import { parseYamlFile } from '../src/lib/yaml-file.ts';
+import { contentDirFromEnv } from '../src/content/load.ts';
+import { formatProblem } from '../src/content/problems.ts';
+import { JSON_SCHEMA_DIR } from '../src/tools/json-schemas.ts';
+import { parseYamlFile } from '../src/content/yaml-file.ts';
 import { BADGES, ProfileSchema, USERNAME_PATTERN, USERNAME_RULE, type Profile } from '../src/schemas/index.ts';
 
 const USAGE = 'Usage: npm run new:profile -- <username> [--display-name "Name"] [--dry-run]';

@@ -1,5 +1,5 @@
 import { defineMiddleware } from 'astro:middleware';
-import { getSite } from './lib/build-data.ts';
+import { getSite } from './build/page-data.ts';
 
 // Our server (src/server) passes the built Site as `locals.site`; under `astro dev` it is made here
 // from the content folder. Pre-rendering needs none.

@@ -1,5 +1,5 @@
 // The public API's answers, as schemas: the one definition of what clients receive. The public
-// objects are built field by field to these shapes (src/lib/public-user.ts), and tests validate
+// objects are built field by field to these shapes (src/model/public-user.ts), and tests validate
 // real responses against them.
 import { z } from 'astro/zod';
 import { USERNAME_PATTERN, USERNAME_RULE } from './common.ts';
@@ -104,7 +104,7 @@ export const CreatorsBodySchema = z.strictObject({
   links: z.strictObject({ next: z.url().nullable(), prev: z.url().nullable() }),
 });
 
-// Request parameters, for the OpenAPI document. The handlers in src/lib check the same rules with
+// Request parameters, for the OpenAPI document. The handlers in src/api check the same rules with
 // the same constants and answer a 400 naming the parameter.
 export const UsernameParamSchema = z.string().regex(USERNAME_PATTERN).describe(`A username: ${USERNAME_RULE}. Any ASCII casing.`);
 export const UsernameQuerySchema = z.string().min(1).max(200)

@@ -1,7 +1,7 @@
 // Usage: npm run serve            (HOST, PORT, DIST_DIR from the environment; default localhost:4321, ./dist)
 //
 // Serves the last good build. Stops cleanly on SIGTERM/SIGINT.
-import { distDirFromEnv } from '../lib/config.ts';
+import { distDirFromEnv } from '../config.ts';
 import { createSiteServer } from './server.ts';
 
 const host = process.env.HOST || 'localhost';

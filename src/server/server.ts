@@ -5,12 +5,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { USER_PREFIX, dispatch, foldAscii, isApiPath, prerenderedUser } from '../lib/api.ts';
+import { USER_PREFIX, dispatch, foldAscii, isApiPath, prerenderedUser } from '../api/handler.ts';
 import {
   COMMON_HEADERS, HTML_CSP, HTML_TYPE, JSON_TYPE, errorJson, finish, isReadMethod, methodNotAllowed, preflight, splitTarget,
   type ApiRequest, type ApiResponse,
-} from '../lib/http.ts';
-import { Site, buildLayout, loadBuiltSite } from '../lib/site.ts';
+} from '../http/response.ts';
+import { Site, buildLayout, loadBuiltSite } from '../model/site.ts';
 import { StaticFiles } from './static-files.ts';
 
 type AstroHandler = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void, locals: object) => Promise<void>;

@@ -3,7 +3,7 @@
 // cannot reach a file outside dist/client.
 import fs from 'node:fs';
 import path from 'node:path';
-import { COMMON_HEADERS, HTML_CSP, HTML_TYPE, IMMUTABLE_CACHE_CONTROL, JSON_TYPE, SVG_CSP, etagOf } from '../lib/http.ts';
+import { COMMON_HEADERS, HTML_CSP, HTML_TYPE, IMMUTABLE_CACHE_CONTROL, JSON_TYPE, SVG_CSP, etagOf } from '../http/response.ts';
 
 const TYPES: Record<string, string> = {
   '.html': HTML_TYPE,

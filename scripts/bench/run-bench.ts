@@ -1,0 +1,192 @@
+// Usage: npm run bench [-- --sizes 1000,10000,20000,100000] [--repeat 3] [--serve-size 100000] [--duration 10] [--connections 50] [--dry-run]
+//
+// The scale benchmark. For each size it generates synthetic content (scripts/bench/generate-profiles.ts),
+// then, in the same run: the floor (scripts/bench/build-floor.ts: parse each YAML, write JSON and a small
+// page), the real build from cold, a rebuild with nothing changed, and a rebuild after editing one
+// profile (the validation cache and page reuse, src/build/page-reuse.ts). Then it serves one size and measures path, query and 404
+// lookups with autocannon against a bare node:http server holding the same bodies in memory
+// (scripts/bench/serve-bare.ts), the servers' start-up time, and their memory after start-up and after each route. Writes the tables to
+// BENCHMARKS.md unless --dry-run. Reports figures; judges nothing.
+//
+// This machine's speed drifts by 2x from minute to minute (shared cores), so floor and build run
+// in alternation --repeat times up to 20,000 profiles and the medians are reported, and each
+// lookup route is loaded on our server and the bare one back to back, --repeat times.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '1000,10000,20000,100000' },
+    repeat: { type: 'string', default: '3' },
+    // The largest size by default: lookups must hold at the scale the issue is about.
+    'serve-size': { type: 'string', default: '100000' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    'dry-run': { type: 'boolean', default: false },
+  },
+});
+const sizes = values.sizes.split(',').map(Number);
+const serveSize = Number(values['serve-size']);
+const repeat = Math.max(1, Number(values.repeat) || 1);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !(duration > 0) || !(connections > 0)) {
+  console.error('Usage: npm run bench [-- --sizes 1000,10000,100000] [--serve-size 100000] [--duration 10] [--connections 50] [--dry-run]');
+  process.exit(2);
+}
+const WORK = path.join(ROOT, 'node_modules', '.cache', 'bench');
+const node = process.execPath;
+
+// The build as operators run it: `npm run build`'s command from package.json, node flags included
+// (read from there, so the benchmark can never measure other flags than the ones that ship).
+const buildScript = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } }).scripts.build;
+const [buildCommand, ...BUILD] = buildScript.split(/\s+/);
+if (buildCommand !== 'node' || BUILD.at(-1) !== 'scripts/build-site.ts') throw new Error(`bench: unexpected build script: ${buildScript}`);
+
+function run(args: string[], env: Record<string, string> = {}) {
+  const t0 = performance.now();
+  const r = spawnSync(node, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, ...env, BENCH_REPORT: '1' } });
+  const wall = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`${args.join(' ')} failed:\n${r.stderr}${r.stdout}`.slice(0, 4000));
+  const line = r.stdout.split('\n').find((l) => l.startsWith('BENCH '));
+  const report = line ? JSON.parse(line.slice(6)) as { maxRssKb: number } : { maxRssKb: NaN };
+  return { seconds: wall / 1000, peakMb: report.maxRssKb / 1024, stdout: r.stdout };
+}
+
+const rows: string[] = [];
+const builds: Record<number, string> = {};
+for (const n of sizes) {
+  const content = path.join(WORK, `content-${n}`);
+  const dist = path.join(WORK, `dist-${n}`, 'dist');
+  console.log(`\n== ${n} profiles`);
+  run(['scripts/bench/generate-profiles.ts', String(n), content]);
+  const env = { CONTENT_DIR: content, DIST_DIR: dist, SITE_URL: 'https://profiles.example.net' };
+  // Floor and cold build in alternation, so both see the same machine; medians of the runs.
+  const floors: ReturnType<typeof run>[] = [];
+  const colds: ReturnType<typeof run>[] = [];
+  for (let i = 0; i < (n <= 20_000 ? repeat : 1); i++) {
+    floors.push(run(['scripts/bench/build-floor.ts', content, path.join(WORK, `floor-${n}`)]));
+    // A cold build: every file parsed, every page rendered (no cache or earlier build read).
+    colds.push(run(BUILD, { ...env, PROFILES_INCREMENTAL: '0' }));
+    console.log(`floor ${floors.at(-1)!.seconds.toFixed(1)} s, build ${colds.at(-1)!.seconds.toFixed(1)} s, ${colds.at(-1)!.peakMb.toFixed(0)} MB`);
+  }
+  const floor = { seconds: median(floors.map((r) => r.seconds)), peakMb: median(floors.map((r) => r.peakMb)) };
+  const cold = { seconds: median(colds.map((r) => r.seconds)), peakMb: Math.max(...colds.map((r) => r.peakMb)) };
+  const ratio = median(floors.map((f, i) => colds[i]!.seconds / f.seconds));
+  const again = run(BUILD, env);
+  console.log(`rebuild, nothing changed: ${again.seconds.toFixed(1)} s`);
+  const edited = path.join(content, 'profiles', 'user000000.yaml');
+  fs.writeFileSync(edited, fs.readFileSync(edited, 'utf8').replace(/^displayName: .*$/m, 'displayName: "Edited for the benchmark"'));
+  const one = run(BUILD, env);
+  console.log(`rebuild, one profile edited: ${one.seconds.toFixed(1)} s`);
+  rows.push(`| ${n.toLocaleString('en')} | ${floor.seconds.toFixed(1)} s | ${floor.peakMb.toFixed(0)} MB | ${cold.seconds.toFixed(1)} s | ${cold.peakMb.toFixed(0)} MB | ${ratio.toFixed(1)}x | ${again.seconds.toFixed(1)} s | ${one.seconds.toFixed(1)} s | ${one.peakMb.toFixed(0)} MB |`);
+  builds[n] = dist;
+  fs.rmSync(path.join(WORK, `floor-${n}`), { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Serving: our server and the bare baseline, one after the other, on the same build.
+
+const rssMb = (pid: number) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+};
+
+async function start(args: string[]): Promise<{ child: ChildProcess; base: string; startMs: number }> {
+  const t0 = performance.now();
+  const child = spawn(node, args, { cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', PORT: '0' } });
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
+  });
+  return { child, base, startMs: performance.now() - t0 };
+}
+
+async function load(base: string, pathFor: () => string, seconds = duration) {
+  const result = await autocannon({
+    url: base, connections, duration: seconds,
+    requests: [{ method: 'GET', setupRequest: (req: Record<string, unknown>) => ({ ...req, path: pathFor() }) }],
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
+}
+
+const serveDist = builds[serveSize] ?? builds[sizes.at(-1)!]!;
+const servedCount = Number(Object.entries(builds).find(([, d]) => d === serveDist)![0]);
+const names = fs.readdirSync(path.join(serveDist, 'client', 'api', 'v1', 'users'));
+const pick = () => names[Math.floor(Math.random() * names.length)]!;
+let unknown = 0;
+const routes: [string, () => string][] = [
+  ['path lookup', () => `/api/v1/users/${pick()}`],
+  ['query lookup', () => `/api/v1/users?username=${pick().toUpperCase()}`],
+  ['404 (distinct names)', () => `/api/v1/users/nobody-${unknown++}`],
+];
+const serveRows: string[] = [];
+process.env.DIST_DIR = serveDist;
+const ours = await start(['src/server/main.ts']);
+const bare = await start(['scripts/bench/serve-bare.ts', serveDist]);
+// RSS after start-up and after each route's runs: memory under load must stay flat, not grow with
+// requests (the 404 route alone sends hundreds of thousands of distinct names).
+const rss = { ours: [rssMb(ours.child.pid!)], bare: [rssMb(bare.child.pid!)] };
+for (const [name, pathFor] of routes) {
+  const o: Awaited<ReturnType<typeof load>>[] = [];
+  const b: Awaited<ReturnType<typeof load>>[] = [];
+  // A warm-up first (JIT, our file cache), then back to back, --repeat times: both servers see the same machine.
+  await load(ours.base, pathFor, 2);
+  await load(bare.base, pathFor, 2);
+  for (let i = 0; i < repeat; i++) {
+    o.push(await load(ours.base, pathFor));
+    b.push(await load(bare.base, pathFor));
+  }
+  const medianRun = (rs: typeof o) => rs.find((r) => r.rps === median(rs.map((x) => x.rps)))!;
+  const [mo, mb] = [medianRun(o), medianRun(b)];
+  const ratio = median(o.map((r, i) => r.rps / b[i]!.rps));
+  console.log(`${name}: ours ${Math.round(mo.rps)} req/s, bare ${Math.round(mb.rps)} req/s, ratio ${ratio.toFixed(2)}`);
+  rss.ours.push(rssMb(ours.child.pid!));
+  rss.bare.push(rssMb(bare.child.pid!));
+  serveRows.push(`| ${name} | ${Math.round(mo.rps).toLocaleString('en')} | ${mo.p50} / ${mo.p99} ms | ${Math.round(mb.rps).toLocaleString('en')} | ${mb.p50} / ${mb.p99} ms | ${ratio.toFixed(2)}x | ${o.reduce((a, r) => a + r.errors, 0)} / ${mo.non2xx} |`);
+}
+const memory = (['ours', 'bare'] as const).map((k) => `${k}: ${rss[k].map((mb) => mb.toFixed(0)).join(' → ')} MB`);
+ours.child.kill();
+bare.child.kill();
+
+const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+const section = `## Scale (npm run bench)
+
+${new Date().toISOString().slice(0, 10)}, commit ${commit}, ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}.
+Build times are wall time of the whole command (\`npm run build\`'s node flags); peak memory is the maximum RSS of the build process (Astro runs in it) plus, from 40,000 pages to render, that of its render processes. Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered); rebuilds: the validation cache and unchanged pages linked.
+
+| profiles | floor | floor peak | build | build peak | build / floor (median of pairs) | rebuild, no change | rebuild, one edited | its peak |
+|---|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+Lookups on the ${servedCount.toLocaleString('en')}-profile build, ${connections} connections, ${duration} s per run, ${repeat} runs per server back to back (medians; autocannon in the bench process, each server in its own):
+
+| route | ours req/s | ours p50 / p99 | bare req/s | bare p50 / p99 | ours / bare | errors / non-2xx |
+|---|---|---|---|---|---|---|
+${serveRows.join('\n')}
+
+Start-up (until listening, the build's files indexed): ours ${(ours.startMs / 1000).toFixed(1)} s, bare ${(bare.startMs / 1000).toFixed(1)} s. Server memory (RSS) after start-up, then after each route above in turn: ${memory.join('; ')}.
+`;
+console.log(`\n${section}`);
+if (!values['dry-run']) {
+  const file = path.join(ROOT, 'BENCHMARKS.md');
+  const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n\nFigures from scripts you can rerun. Absolute times drift on shared machines: compare the ratios measured in the same run.\n\n';
+  const start = old.indexOf('## Scale (npm run bench)');
+  const end = start < 0 ? -1 : old.indexOf('\n## ', start + 3);
+  const next = start < 0 ? `${old.trimEnd()}\n\n${section}` : `${old.slice(0, start)}${section}${end < 0 ? '' : old.slice(end + 1)}`;
+  fs.writeFileSync(file, next);
+  console.log('Wrote BENCHMARKS.md');
+}

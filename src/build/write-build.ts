@@ -1,0 +1,152 @@
+// Writes what the build adds beside Astro's output: the pre-rendered API files, the media the
+// on-demand routes serve, and the site index the server loads. Then swaps the new build in.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { CREATORS_PATH, USERS_PATH, creatorsAnswer, prerenderedUserBody } from '../api/handler.ts';
+import { DEFAULT_LIMIT } from '../schemas/api.ts';
+import { Site, buildLayout, type SiteIndex } from '../model/site.ts';
+import { writeStaticHostHeaders } from './static-host-headers.ts';
+import type { UserFilesBatch } from './user-files-worker.ts';
+
+export interface WriteStats {
+  userFiles: number;
+  mediaFiles: number;
+}
+
+/** Users per batch sent to the writing thread: ~1 MB, and at most two batches exist at a time. */
+const USERS_PER_BATCH = 1_000;
+
+/**
+ * Writes every user's pre-rendered answer to `<stagingDir>/<username>` (see `recycleUserFiles`) in
+ * a worker thread (user-files-worker.ts says why), in batches, without blocking this thread: the
+ * build runs it while Astro renders the pages, and `writeApiFiles` moves the folder into place with
+ * one rename. The bytes are `prerenderedUser`'s, which the server answers from memory.
+ */
+export async function writeUserFiles(stagingDir: string, site: Site): Promise<number> {
+  await fs.promises.mkdir(stagingDir, { recursive: true });
+  const worker = new Worker(new URL('./user-files-worker.ts', import.meta.url), { workerData: { dir: stagingDir } });
+  const users = site.users();
+  let written = 0;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let inFlight = 0;
+      let finished = false;
+      const send = () => {
+        const names: string[] = [];
+        const parts: Buffer[] = [];
+        const ends: number[] = [];
+        let length = 0;
+        for (let next = users.next(); !next.done; next = users.next()) {
+          const body = prerenderedUserBody(site, next.value.data);
+          names.push(next.value.username);
+          parts.push(body as Buffer);
+          ends.push(length += body.length);
+          if (names.length === USERS_PER_BATCH) break;
+        }
+        if (!names.length) {
+          finished = true;
+          if (inFlight === 0) resolve();
+          return;
+        }
+        // A buffer of its own (not a slice of Node's pool), so it moves to the worker without a copy.
+        const bytes = new Uint8Array(new ArrayBuffer(length));
+        let at = 0;
+        for (const part of parts) { bytes.set(part, at); at += part.length; }
+        inFlight++;
+        worker.postMessage({ names, ends, bytes: bytes.buffer } satisfies UserFilesBatch, [bytes.buffer]);
+      };
+      worker.on('message', (count: number) => {
+        written += count;
+        inFlight--;
+        if (!finished) send();
+        else if (inFlight === 0) resolve();
+      });
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`the user files thread stopped (exit code ${code})`)));
+      send();
+      send();
+    });
+  } finally {
+    await worker.terminate();
+  }
+  // Recycled files of profiles that are gone.
+  for (const name of await fs.promises.readdir(stagingDir)) {
+    if (!site.user(name)) await fs.promises.rm(path.join(stagingDir, name), { recursive: true, force: true });
+  }
+  return written;
+}
+
+/**
+ * Prepares `stagingDir` for `writeUserFiles`: empty, or, with `recycle`, holding the user files of
+ * the build before last (`<target>.prev`, which this build deletes anyway), moved there with one
+ * rename so they are overwritten in place instead of deleted and created anew (far cheaper on disk:
+ * user-files-worker.ts). Call it before `clearPreviousBuild`. Returns whether files were recycled.
+ */
+export function recycleUserFiles(target: string, stagingDir: string, recycle: boolean): boolean {
+  fs.rmSync(stagingDir, { recursive: true, force: true });
+  const old = path.join(buildLayout(previousBuildDir(target)).client, ...USERS_PATH.split('/').filter(Boolean));
+  if (!recycle || !fs.existsSync(old)) return false;
+  fs.renameSync(old, stagingDir);
+  return true;
+}
+
+/** Adds the API files (from `usersStaging`, see `writeUserFiles`), media, the site index and `_headers` to Astro's output. */
+export function writeApiFiles(outDir: string, index: SiteIndex, site: Site, usersStaging: string, contentDir: string): WriteStats {
+  const layout = buildLayout(outDir);
+  const usersDir = path.join(layout.client, ...USERS_PATH.split('/').filter(Boolean));
+  fs.mkdirSync(path.dirname(usersDir), { recursive: true });
+  fs.renameSync(usersStaging, usersDir);
+  const creatorsFile = path.join(layout.client, ...CREATORS_PATH.split('/').filter(Boolean));
+  fs.mkdirSync(path.dirname(creatorsFile), { recursive: true });
+  // The default page of the list: the same answer `?limit=50&sort=featured` gets on demand.
+  fs.writeFileSync(creatorsFile, creatorsAnswer(site, { limit: DEFAULT_LIMIT, sort: 'featured' }, index.builtAt, 0).body as string);
+
+  let mediaFiles = 0;
+  const copy = (from: string, toDir: string, file: string) => {
+    fs.mkdirSync(toDir, { recursive: true });
+    fs.copyFileSync(path.join(from, file), path.join(toDir, file));
+    mediaFiles++;
+  };
+  for (const file of new Set(index.avatars.map(([, f]) => f))) copy(path.join(contentDir, 'avatars'), layout.media.avatars, file);
+  for (const file of index.decorationFiles) copy(path.join(contentDir, 'decorations'), layout.media.decorations, file);
+
+  fs.mkdirSync(layout.server, { recursive: true });
+  fs.writeFileSync(layout.siteIndex, JSON.stringify(index));
+  // Last, so its rules cover every file of the build.
+  writeStaticHostHeaders(layout.client);
+  return { userFiles: fs.readdirSync(usersDir).length, mediaFiles };
+}
+
+/** Where the build before the current one is kept: a rollback is `mv dist dist.bad && mv dist.prev dist`. */
+export const previousBuildDir = (target: string) => `${target}.prev`;
+
+/**
+ * Makes room for the next swap: removes the build before last, in a thread of its own
+ * (remove-tree-worker.ts says why). Started when a build starts and awaited before its swap, so
+ * deleting tens of thousands of files overlaps the page rendering instead of adding to it.
+ */
+export function clearPreviousBuild(target: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./remove-tree-worker.ts', import.meta.url), { workerData: { dir: previousBuildDir(target) } });
+    worker.once('error', reject);
+    worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`could not remove ${previousBuildDir(target)} (exit code ${code})`))));
+  });
+}
+
+/**
+ * Replaces `target` with `fresh` in two renames, so a failed build never leaves a half-written
+ * `dist/`: until the swap the old build is untouched, and after it the old build is kept as
+ * `<target>.prev`. Call `clearPreviousBuild` first.
+ */
+export function swapInBuild(fresh: string, target: string): void {
+  const prev = previousBuildDir(target);
+  const hadOld = fs.existsSync(target);
+  if (hadOld) fs.renameSync(target, prev);
+  try {
+    fs.renameSync(fresh, target);
+  } catch (e) {
+    if (hadOld) fs.renameSync(prev, target);
+    throw e;
+  }
+}

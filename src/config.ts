@@ -1,0 +1,58 @@
+// Configuration by environment, read and checked in one place.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const DEFAULT_SITE_URL = 'http://localhost:4321';
+
+/** `SITE_URL`: the public base address every absolute URL in answers starts with; never a request's Host header. */
+export function siteUrlFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  const raw = (env.SITE_URL || DEFAULT_SITE_URL).trim();
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`SITE_URL must be an absolute http(s) address like https://profiles.example.com, not \`${raw}\``);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
+    throw new Error(`SITE_URL must be a plain http(s) address without query, fragment or credentials, not \`${raw}\``);
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
+/**
+ * The build time. `SOURCE_DATE_EPOCH` (seconds, the reproducible-builds convention) pins it, so
+ * tests and reproducible builds get the same bytes; otherwise now.
+ */
+export function buildTimeFromEnv(env: NodeJS.ProcessEnv = process.env): Date {
+  const epoch = env.SOURCE_DATE_EPOCH;
+  if (epoch && /^\d+$/.test(epoch)) return new Date(Number(epoch) * 1000);
+  return new Date();
+}
+
+export const distDirFromEnv = (env: NodeJS.ProcessEnv = process.env) => path.resolve(env.DIST_DIR || 'dist');
+
+/**
+ * Why a build folder cannot work, or undefined: Astro's server bundle imports its packages by name,
+ * which Node finds only in a `node_modules` folder beside the bundle or above it. A `DIST_DIR` such
+ * as `/tmp/dist` otherwise fails deep in the build with "Cannot find package '@oslojs/encoding'".
+ */
+export function distDirProblem(distDir: string): string | undefined {
+  for (let dir = path.dirname(distDir); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'node_modules', 'astro', 'package.json'))) return undefined;
+    if (path.dirname(dir) === dir) break;
+  }
+  return `DIST_DIR must be inside the project (or below another folder whose node_modules has the project's packages), not \`${distDir}\`: the server bundle loads its packages from there. Build into the project and copy or link the result.`;
+}
+
+/** `PROFILES_INCREMENTAL=0`: a full build, every file parsed and every page rendered (the caches are still written for the next build). */
+export const incrementalFromEnv = (env: NodeJS.ProcessEnv = process.env) => env.PROFILES_INCREMENTAL !== '0';
+
+/**
+ * The validation cache of a content folder (src/content/profile-files.ts): one file per folder, under
+ * `node_modules/.cache` like other build caches, so `rm -rf node_modules` or a fresh CI clone starts clean.
+ */
+export function validationCacheFile(root: string, contentDir: string): string {
+  const key = createHash('sha1').update(path.resolve(contentDir)).digest('hex').slice(0, 12);
+  return path.join(root, 'node_modules', '.cache', 'profile-lookup', `validated-${key}.json`);
+}

@@ -1,0 +1,189 @@
+// Parsing the profile files, the one step of loading content whose cost grows with the directory:
+// at 100,000 profiles YAML parsing and validation are most of a build's CPU time. Three ways to
+// run the same `parseProfileFile`: in the calling thread (`loadContent`, small folders, tests),
+// in worker threads (`parseProfiles` with many files), and not at all for a file whose bytes are
+// in the validation cache from an earlier run.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ProfileSchema, type Profile } from '../schemas/index.ts';
+import type { ContentProblem } from './problems.ts';
+import { parseYamlFile } from './yaml-file.ts';
+
+/** A profile as the rest of the build sees it: validated, without its `private:` notes. */
+export type PublicProfile = Omit<Profile, 'private'>;
+
+type Place = { line?: number; column?: number };
+
+export type ParsedProfile =
+  | { ok: true; username: string; profile: PublicProfile; places: { avatar?: Place; decoration?: Place } }
+  | { ok: false; username: string; problems: ContentProblem[] };
+
+export interface ProfileFile {
+  username: string;
+  file: string;
+}
+
+/**
+ * Validates one profile file. Keeps where `avatar` and `decoration` are, for the checks across
+ * files that run later without the parsed document. `private:` is dropped here, so it is never
+ * held past this function, passed between threads or written to the cache.
+ */
+export function parseProfileFile(username: string, file: string, source: string): ParsedProfile {
+  const r = parseYamlFile(file, source, ProfileSchema);
+  if (!r.ok) return { ok: false, username, problems: r.problems };
+  const { private: _notes, ...profile } = r.value;
+  const places: { avatar?: Place; decoration?: Place } = {};
+  if (profile.avatar !== undefined) places.avatar = r.locate(['avatar']);
+  if (profile.decoration !== undefined) places.decoration = r.locate(['decoration']);
+  return { ok: true, username, profile, places };
+}
+
+export interface ParseOptions {
+  /**
+   * A JSON file of earlier results keyed by each file's SHA-1: a file whose bytes did not change
+   * is not parsed again. Only valid profiles are kept, never their `private:` notes.
+   */
+  cacheFile?: string;
+  /** Parse every file and rewrite the cache without reading it (a full build). */
+  ignoreCache?: boolean;
+  /** Worker threads for the files not in the cache; default: one per core when there are thousands of files. */
+  workers?: number;
+}
+
+export interface ParseStats {
+  files: number;
+  fromCache: number;
+  workers: number;
+}
+
+/** Below this many files to parse, starting workers costs more than it saves. */
+const FILES_PER_WORKER_MIN = 2_000;
+/** Files per message to a worker: small enough to balance two workers, big enough to amortise the message. */
+const BATCH = 1_000;
+const CACHE_VERSION = 1;
+
+interface CacheFile {
+  version: number;
+  /** Hash of the code that validates: a schema change empties the cache. */
+  validator: string;
+  entries: Record<string, [sha1: string, parsed: ParsedProfile & { ok: true }]>;
+}
+
+/** Parses every profile file, in the order given, with the cache and workers of `options`. */
+export async function parseProfiles(files: readonly ProfileFile[], options: ParseOptions = {}): Promise<{ parsed: ParsedProfile[]; stats: ParseStats }> {
+  const validator = options.cacheFile ? validatorFingerprint() : '';
+  const cache = options.cacheFile && !options.ignoreCache ? readCache(options.cacheFile, validator) : undefined;
+  const parsed: ParsedProfile[] = new Array(files.length);
+  const hashes: string[] = new Array(files.length);
+  const todo: { i: number; username: string; file: string; source: string }[] = [];
+  for (let i = 0; i < files.length; i++) {
+    const { username, file } = files[i]!;
+    const bytes = fs.readFileSync(file);
+    if (options.cacheFile) {
+      const hash = createHash('sha1').update(bytes).digest('base64url');
+      hashes[i] = hash;
+      const hit = cache && Object.hasOwn(cache.entries, username) ? cache.entries[username] : undefined;
+      if (hit && hit[0] === hash) {
+        parsed[i] = hit[1];
+        continue;
+      }
+    }
+    todo.push({ i, username, file, source: bytes.toString('utf8') });
+  }
+
+  // By default one worker per core, and none (this thread) for a few thousand files; `workers` forces a count.
+  const auto = Math.min(os.availableParallelism(), Math.floor(todo.length / FILES_PER_WORKER_MIN));
+  const workers = Math.min(options.workers ?? (auto > 1 ? auto : 0), todo.length);
+  if (workers > 0) {
+    await parseInWorkers(todo, workers, (i, result) => { parsed[i] = result; });
+  } else {
+    for (const t of todo) parsed[t.i] = parseProfileFile(t.username, t.file, t.source);
+  }
+
+  if (options.cacheFile && (todo.length || !cache || Object.keys(cache.entries).length !== files.length)) {
+    const entries: CacheFile['entries'] = Object.create(null);
+    for (let i = 0; i < files.length; i++) {
+      const p = parsed[i]!;
+      if (p.ok) entries[p.username] = [hashes[i]!, p];
+    }
+    writeCache(options.cacheFile, { version: CACHE_VERSION, validator, entries });
+  }
+  return { parsed, stats: { files: files.length, fromCache: files.length - todo.length, workers } };
+}
+
+async function parseInWorkers(
+  todo: { i: number; username: string; file: string; source: string }[],
+  count: number,
+  done: (i: number, result: ParsedProfile) => void,
+): Promise<void> {
+  let next = 0;
+  // Each worker takes the next batch when it sends one back, so a slow batch does not hold the others.
+  const run = () => new Promise<void>((resolve, reject) => {
+    const worker = new Worker(new URL('./profile-files-worker.ts', import.meta.url));
+    let pending: typeof todo = [];
+    let finished = false;
+    const send = () => {
+      if (next >= todo.length) {
+        finished = true;
+        void worker.terminate().then(() => resolve());
+        return;
+      }
+      pending = todo.slice(next, next + BATCH);
+      next += BATCH;
+      worker.postMessage(pending.map(({ username, file, source }) => ({ username, file, source })));
+    };
+    worker.on('message', (results: ParsedProfile[]) => {
+      for (let k = 0; k < results.length; k++) done(pending[k]!.i, results[k]!);
+      send();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => { if (!finished) reject(new Error(`a validation worker stopped (exit code ${code})`)); });
+    send();
+  });
+  await Promise.all(Array.from({ length: count }, run));
+}
+
+/** The validating code and the versions of the libraries it calls: what a cached result depends on. */
+function validatorFingerprint(): string {
+  const hash = createHash('sha1').update(`v${CACHE_VERSION}\0${process.version}\0`);
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const sources = [
+    ...fs.readdirSync(path.join(here, '..', 'schemas')).sort().map((f) => path.join(here, '..', 'schemas', f)),
+    path.join(here, 'yaml-file.ts'),
+    path.join(here, 'profile-files.ts'),
+    path.join(here, 'problems.ts'),
+  ];
+  for (const file of sources) hash.update(fs.readFileSync(file)).update('\0');
+  // The exact versions of yaml and zod installed.
+  try {
+    hash.update(fs.readFileSync(path.join(here, '..', '..', 'package-lock.json')));
+  } catch {
+    hash.update('no lockfile');
+  }
+  return hash.digest('base64url');
+}
+
+function readCache(file: string, validator: string): CacheFile | undefined {
+  try {
+    const c = JSON.parse(fs.readFileSync(file, 'utf8')) as CacheFile;
+    return c.version === CACHE_VERSION && c.validator === validator && c.entries && typeof c.entries === 'object' ? c : undefined;
+  } catch {
+    return undefined; // none yet, or unreadable: parse everything
+  }
+}
+
+function writeCache(file: string, cache: CacheFile): void {
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(cache));
+    fs.renameSync(tmp, file); // whole or not at all: a crash never leaves half a cache
+  } catch (e) {
+    // A cache that cannot be written only costs time next run.
+    console.warn(`warning: could not write the validation cache ${file}: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,143 @@
+// Parses one content YAML file strictly and validates it with a schema, turning every YAML and
+// schema problem into a ContentProblem with line, column and a hint.
+import { LineCounter, isMap, isScalar, parseDocument, type Document, type Node } from 'yaml';
+import type { z } from 'astro/zod';
+import { closest, formatKeyPath, type ContentProblem } from './problems.ts';
+
+/** Aliases (`*name`) per file. Real profiles need none; the limit stops "billion laughs" alias bombs in milliseconds. */
+export const MAX_ALIASES = 50;
+
+export type ParseResult<T> =
+  | { ok: true; value: T; problems: []; locate: (keys: PropertyKey[]) => { line?: number; column?: number } }
+  | { ok: false; problems: ContentProblem[] };
+
+export function parseYamlFile<S extends z.ZodType>(file: string, source: string, schema: S): ParseResult<z.output<S>> {
+  const lineCounter = new LineCounter();
+  const problems: ContentProblem[] = [];
+  const at = (offset: number | undefined) => {
+    if (offset === undefined) return {};
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true, version: '1.2' });
+  } catch (e) {
+    return { ok: false, problems: [{ file, message: `cannot be read as YAML: ${(e as Error).message}` }] };
+  }
+  for (const err of [...doc.errors, ...doc.warnings]) {
+    problems.push({ file, ...at(err.pos[0]), ...yamlMessage(err.code, err.message) });
+  }
+  if (doc.directives?.yaml.explicit && doc.directives.yaml.version !== '1.2') {
+    problems.push({
+      file, line: 1, column: 1,
+      message: `the \`%YAML ${doc.directives.yaml.version}\` directive is not supported: in YAML 1.1 words like \`no\` and \`on\` turn into booleans`,
+      hint: 'remove the directive; content files are YAML 1.2',
+    });
+  }
+  if (problems.length) return { ok: false, problems };
+
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (e) {
+    return { ok: false, problems: [{ file, message: (e as Error).message, hint: `use at most ${MAX_ALIASES} aliases (\`*name\`) in a file, or write the values out` }] };
+  }
+  if (data === null || data === undefined) {
+    return { ok: false, problems: [{ file, line: 1, column: 1, message: 'the file is empty', hint: 'write the keys as `key: value` lines' }] };
+  }
+  const result = schema.safeParse(data);
+  if (result.success) {
+    // Checks across files (a missing avatar, say) point at the value's line too.
+    const locate = (keys: PropertyKey[]) => at((doc.getIn(keys, true) as Node | undefined)?.range?.[0]);
+    return { ok: true, value: result.data, problems: [], locate };
+  }
+
+  for (const issue of result.error.issues) {
+    const keys = issue.path as PropertyKey[];
+    if (issue.code === 'unrecognized_keys') {
+      const allowed = keysAt(schema, keys);
+      for (const key of issue.keys) {
+        const suggestion = closest(key, allowed);
+        problems.push({
+          file, ...at(keyNode(doc, keys, key)?.range?.[0]), keyPath: formatKeyPath([...keys, key]),
+          message: `unknown key \`${key}\``,
+          hint: suggestion ? `did you mean \`${suggestion}\`?` : `the keys allowed here are ${allowed.map((k) => `\`${k}\``).join(', ')}`,
+        });
+      }
+      continue;
+    }
+    if (issue.code === 'invalid_key') {
+      const key = String(keys.at(-1));
+      problems.push({ file, ...at(keyNode(doc, keys.slice(0, -1), key)?.range?.[0]), message: `\`${key}\` ${issue.issues[0]?.message ?? 'is not allowed as a key here'}` });
+      continue;
+    }
+    const node = doc.getIn(keys, true) as Node | undefined;
+    if (issue.code === 'invalid_type' && valueAt(data, keys) === undefined) {
+      const parentKeys = keys.slice(0, -1);
+      const parent = (parentKeys.length ? doc.getIn(parentKeys, true) : doc.contents) as Node | undefined;
+      problems.push({
+        file, ...at(parent?.range?.[0]), keyPath: formatKeyPath(keys),
+        message: `missing required key \`${String(keys.at(-1))}\``,
+        hint: `add a \`${String(keys.at(-1))}:\` line; its value ${issue.message}`,
+      });
+      continue;
+    }
+    problems.push({ file, ...at(node?.range?.[0]), keyPath: formatKeyPath(keys) || undefined, message: issue.message });
+  }
+  return { ok: false, problems };
+}
+
+function yamlMessage(code: string, message: string): { message: string; hint?: string } {
+  const first = message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+  switch (code) {
+    case 'DUPLICATE_KEY':
+      return { message: 'a key appears twice in the same mapping', hint: 'keep one of them: YAML would silently use only one' };
+    case 'TAG_RESOLVE_FAILED':
+    case 'BAD_TAG':
+      return { message: `custom YAML tags are not allowed (${first})`, hint: 'remove the `!tag` and write a plain value' };
+    default:
+      return { message: `YAML syntax: ${first}`, hint: 'check the indentation and quoting on this line' };
+  }
+}
+
+/** The node of `key` in the mapping at `keys`, to point at a misspelt key itself. */
+function keyNode(doc: Document.Parsed, keys: PropertyKey[], key: string): Node | undefined {
+  const map = keys.length ? doc.getIn(keys, true) : doc.contents;
+  if (!isMap(map)) return undefined;
+  const pair = map.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
+  return (pair?.key as Node | undefined) ?? undefined;
+}
+
+function valueAt(data: unknown, keys: PropertyKey[]): unknown {
+  let v: unknown = data;
+  for (const k of keys) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = Object.hasOwn(v, k) ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  }
+  return v;
+}
+
+/** The keys an object schema allows at `keys`, walking through arrays, optionals, defaults and pipes. */
+function keysAt(schema: z.ZodType, keys: PropertyKey[]): string[] {
+  let s: any = schema;
+  const unwrap = () => {
+    for (;;) {
+      const def = s?._zod?.def;
+      if (!def) return;
+      if (def.type === 'optional' || def.type === 'default' || def.type === 'nullable' || def.type === 'prefault') s = def.innerType;
+      else if (def.type === 'pipe') s = def.in;
+      else return;
+    }
+  };
+  unwrap();
+  for (const k of keys) {
+    const def = s?._zod?.def;
+    if (def?.type === 'object') s = def.shape[k as string];
+    else if (def?.type === 'array') s = def.element;
+    else return [];
+    unwrap();
+  }
+  const def = s?._zod?.def;
+  return def?.type === 'object' ? Object.keys(def.shape) : [];
+}

@@ -1,0 +1,78 @@
+// The public objects, built field by field from validated content. Nothing is spread from the
+// source data, so `private:` (or anything else) can never slip into an answer, a page or a file.
+import { BADGES, type Badge, type Profile } from '../schemas/index.ts';
+import type { CreatorSummary, PublicUser } from '../schemas/api.ts';
+import type { Content } from '../content/load.ts';
+
+const DAY_MS = 86_400_000;
+
+export interface PublicContext {
+  /** The public base address, without a trailing slash. */
+  siteUrl: string;
+  /** The build time: `accountAgeDays` counts whole days up to it. */
+  builtAt: Date;
+}
+
+export const avatarUrl = (siteUrl: string, username: string) => `${siteUrl}/api/avatar?u=${username}`;
+export const decorationUrl = (siteUrl: string, file: string) => `${siteUrl}/api/decoration?f=${encodeURIComponent(file)}`;
+export const profilePageUrl = (siteUrl: string, username: string) => `${siteUrl}/p/${username}`;
+
+export function toPublicUser(username: string, profile: Profile, content: Content, ctx: PublicContext): PublicUser {
+  const createdAt = new Date(profile.createdAt);
+  const decoration = profile.decoration ? content.decorations.get(profile.decoration) : undefined;
+  const suspension = profile.suspension;
+  return {
+    username,
+    displayName: profile.displayName,
+    bio: profile.bio,
+    avatarUrl: avatarUrl(ctx.siteUrl, username),
+    pageUrl: profile.customDomain ? `https://${profile.customDomain}` : profilePageUrl(ctx.siteUrl, username),
+    hasCustomDomain: profile.customDomain !== undefined,
+    customDomain: profile.customDomain ?? null,
+    accountAgeDays: Math.max(0, Math.floor((ctx.builtAt.getTime() - createdAt.getTime()) / DAY_MS)),
+    createdAt: createdAt.toISOString(),
+    views: content.views.get(username) ?? profile.views,
+    badges: publicBadges(profile.badges),
+    avatarDecoration: decoration
+      ? { id: decoration.id, name: decoration.name, file: decoration.file, url: decorationUrl(ctx.siteUrl, decoration.file) }
+      : null,
+    socials: profile.socials.map((s) => ({ platform: s.platform, url: s.url })),
+    status: suspension ? 'suspended' : 'active',
+    banInfo: suspension
+      ? { isBanned: true, reason: suspension.reason, message: suspension.message ?? null, bannedAt: new Date(suspension.at).toISOString() }
+      : { isBanned: false, reason: null, message: null, bannedAt: null },
+  };
+}
+
+function publicBadges(held: readonly Badge[]): PublicUser['badges'] {
+  return {
+    isVerified: held.includes('verified'),
+    isOfficial: held.includes('official'),
+    isHelper: held.includes('helper'),
+    list: BADGES.filter((b) => held.includes(b)),
+  };
+}
+
+/** The creators list entry, made from the public user so both always agree. */
+export function toCreatorSummary(user: PublicUser, category: string, featured: boolean): CreatorSummary {
+  return {
+    username: user.username,
+    displayName: user.displayName,
+    avatarUrl: user.avatarUrl,
+    pageUrl: user.pageUrl,
+    badges: { ...user.badges, list: [...user.badges.list] },
+    views: user.views,
+    category,
+    featured,
+  };
+}
+
+const byName = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+
+/** Featured first, then most views, then display name, then username: a total order, so pages never repeat or skip. */
+export function compareCreators(a: CreatorSummary, b: CreatorSummary): number {
+  return Number(b.featured) - Number(a.featured)
+    || b.views - a.views
+    || byName.compare(a.displayName, b.displayName)
+    || (a.username < b.username ? -1 : a.username > b.username ? 1 : 0);
+}

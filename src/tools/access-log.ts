@@ -1,0 +1,250 @@
+// Counts profile page views in web server access logs (the nginx/Apache "combined" format) and
+// merges them into content/stats/views.yaml. `npm run views:import` is the command; the logic is
+// here so the tests can feed it lines without files.
+//
+// A view is a `GET /p/<username>` answered 200, from a client that does not look like a bot,
+// counted once per client address, profile and UTC day.
+import fs from 'node:fs';
+import readline from 'node:readline';
+import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import { Document, isMap, isScalar, parseDocument, type Pair } from 'yaml';
+import { USERNAME_PATTERN } from '../schemas/common.ts';
+import { foldAscii } from '../api/handler.ts';
+
+/**
+ * Parts of a user agent that mark a bot, a crawler, a link preview, a monitor or a script rather
+ * than a person, matched case-insensitively anywhere in it. An empty user agent (`-`) counts as
+ * a bot too: browsers always send one.
+ */
+export const BOT_USER_AGENT_PARTS = [
+  'bot', 'crawl', 'spider', 'slurp', 'archiver', 'scrapy', 'headless', 'phantomjs', 'lighthouse', 'pagespeed',
+  'curl', 'wget', 'httpie', 'python-requests', 'python-urllib', 'aiohttp', 'httpx', 'go-http-client', 'okhttp',
+  'java/', 'apache-httpclient', 'libwww-perl', 'node-fetch', 'undici', 'axios', 'facebookexternalhit',
+  'embedly', 'preview', 'pingdom', 'uptime', 'monitor', 'statuscake', 'feedfetcher',
+] as const;
+const BOT_USER_AGENT = new RegExp(BOT_USER_AGENT_PARTS.map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'i');
+
+export const isBotUserAgent = (userAgent: string) => userAgent === '' || userAgent === '-' || BOT_USER_AGENT.test(userAgent);
+
+export interface LogEntry {
+  client: string;
+  /** The request time as milliseconds since 1970 (UTC). */
+  time: number;
+  method: string;
+  /** The request target as logged: path and query, still percent-encoded. */
+  target: string;
+  status: number;
+  userAgent: string;
+}
+
+// `%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i"`. Quoted fields may hold `\"` (Apache)
+// or `\x22` (nginx) escapes; anything after the user agent (extra fields some setups append) is ignored.
+const COMBINED = /^(\S+) \S+ \S+ \[(\d{2})\/([A-Z][a-z]{2})\/(\d{4}):(\d{2}):(\d{2}):(\d{2}) ([+-])(\d{2})(\d{2})\] "((?:[^"\\]|\\.)*)" (\d{3}) (?:\d+|-) "(?:[^"\\]|\\.)*" "((?:[^"\\]|\\.)*)"/;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** One line of a combined-format log, or undefined when it is not one. */
+export function parseCombinedLogLine(line: string): LogEntry | undefined {
+  const m = COMBINED.exec(line);
+  if (!m) return undefined;
+  const [, client, dd, mon, yyyy, hh, mi, ss, sign, oh, om, request, status, userAgent] = m as unknown as string[];
+  const month = MONTHS.indexOf(mon!);
+  if (month < 0) return undefined;
+  const offset = (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om)) * 60_000;
+  const time = Date.UTC(Number(yyyy), month, Number(dd), Number(hh), Number(mi), Number(ss)) - offset;
+  if (Number.isNaN(time)) return undefined;
+  const parts = request!.split(' ');
+  // `"-"` or a bare garbage request line (a TLS handshake sent to the HTTP port) is logged too.
+  if (parts.length !== 3 || !/^HTTP\/\d(?:\.\d)?$/.test(parts[2]!)) return { client: client!, time, method: '', target: '', status: Number(status), userAgent: userAgent! };
+  return { client: client!, time, method: parts[0]!, target: parts[1]!, status: Number(status), userAgent: userAgent! };
+}
+
+/**
+ * The username a request views, when it is a profile page view: `GET /p/<name>` answered 200.
+ * The name is percent-decoded and ASCII case-folded as the server does (`/p/ALICE` is alice's
+ * page); the query is ignored; deeper paths (`/p/alice/x`) are not the page.
+ */
+export function profileViewOf(entry: LogEntry): string | undefined {
+  if (entry.method !== 'GET' || entry.status !== 200) return undefined;
+  let path = entry.target.replace(/^https?:\/\/[^/]+/i, '');
+  const end = path.search(/[?#]/);
+  if (end >= 0) path = path.slice(0, end);
+  if (!path.startsWith('/p/')) return undefined;
+  let name: string;
+  try {
+    name = decodeURIComponent(path.slice(3));
+  } catch {
+    return undefined;
+  }
+  if (name === '' || name.includes('/')) return undefined;
+  return foldAscii(name);
+}
+
+/** What was read and what was done with each line; the lines add up to `lines`. */
+export interface ImportReport {
+  files: number;
+  lines: number;
+  /** Not combined log format (or blank). */
+  malformed: number;
+  /** Not a `GET /p/<name>` answered 200: other paths, methods (HEAD included) and statuses. */
+  notViews: number;
+  bots: number;
+  /** The same client, profile and UTC day again. */
+  repeats: number;
+  /** Page views of names that have no profile. */
+  unknownUser: number;
+  /** Views counted. */
+  counted: number;
+  unknownNames: Map<string, number>;
+  /** The first few malformed lines, as `file:line`, to see what format the log is in. */
+  malformedSamples: string[];
+}
+
+export class ViewCounter {
+  readonly views = new Map<string, number>();
+  readonly report: ImportReport = {
+    files: 0, lines: 0, malformed: 0, notViews: 0, bots: 0, repeats: 0, unknownUser: 0, counted: 0,
+    unknownNames: new Map(), malformedSamples: [],
+  };
+  readonly #seen = new Set<string>();
+  readonly #isProfile: (username: string) => boolean;
+
+  /** @param isProfile whether a (folded) username has a profile */
+  constructor(isProfile: (username: string) => boolean) {
+    this.#isProfile = isProfile;
+  }
+
+  add(line: string, where = ''): void {
+    const r = this.report;
+    r.lines++;
+    const entry = parseCombinedLogLine(line);
+    if (!entry) {
+      r.malformed++;
+      if (r.malformedSamples.length < 3) r.malformedSamples.push(`${where}${where ? ': ' : ''}${line.length > 120 ? `${line.slice(0, 120)}…` : line}`);
+      return;
+    }
+    const username = profileViewOf(entry);
+    if (username === undefined) { r.notViews++; return; }
+    if (isBotUserAgent(entry.userAgent)) { r.bots++; return; }
+    if (!USERNAME_PATTERN.test(username) || !this.#isProfile(username)) {
+      r.unknownUser++;
+      // Bounded, so a scan of a million random names cannot fill memory with the report.
+      if (r.unknownNames.has(username) || r.unknownNames.size < 1000) r.unknownNames.set(username, (r.unknownNames.get(username) ?? 0) + 1);
+      return;
+    }
+    const key = `${username} ${entry.client} ${new Date(entry.time).toISOString().slice(0, 10)}`;
+    if (this.#seen.has(key)) { r.repeats++; return; }
+    this.#seen.add(key);
+    r.counted++;
+    this.views.set(username, (this.views.get(username) ?? 0) + 1);
+  }
+
+  /** Reads a log file line by line (gzip when it starts with the gzip magic bytes, whatever its name). */
+  async addFile(file: string, displayName = file): Promise<void> {
+    const fd = fs.openSync(file, 'r');
+    const magic = Buffer.alloc(2);
+    const got = fs.readSync(fd, magic, 0, 2, 0);
+    fs.closeSync(fd);
+    const raw = fs.createReadStream(file);
+    const input: Readable = got === 2 && magic[0] === 0x1f && magic[1] === 0x8b ? raw.pipe(zlib.createGunzip()) : raw;
+    // A broken gzip stream must fail the import rather than end it quietly half-way.
+    const failed = new Promise<never>((_, reject) => {
+      raw.once('error', reject);
+      input.once('error', reject);
+    });
+    this.report.files++;
+    let n = 0;
+    const lines = readline.createInterface({ input, crlfDelay: Infinity });
+    const reading = (async () => {
+      for await (const line of lines) this.add(line, `${displayName}:${++n}`);
+    })();
+    reading.catch(() => {}); // its failure is `failed`'s
+    try {
+      await Promise.race([reading, failed]);
+    } finally {
+      raw.destroy();
+    }
+  }
+}
+
+/** The comment at the top of a new views file; `schemaPath` is relative to the file. */
+export const viewsFileHeader = (schemaPath: string) => [
+  ` yaml-language-server: $schema=${schemaPath}`,
+  ' Page views per profile, `username: count`, kept sorted. Written by `npm run views:import`, which adds',
+  ' the views it finds in access logs. A count here replaces the profile\'s own `views`.',
+].join('\n');
+
+export interface ViewsChange {
+  username: string;
+  before: number;
+  after: number;
+  /** Not in the file before: `before` is the profile's own `views`. */
+  fromProfile: boolean;
+}
+
+/**
+ * Adds `added` to the counts in the views file's text (undefined when there is no file yet) and
+ * returns the new text, sorted by username, with its comments kept: the comment above the first
+ * key stays at the top, a comment above any other key moves with it. A profile not yet in the file
+ * starts from `startOf(username)`, its own `views`, because a count in the file replaces that value:
+ * starting from 0 would lose the views the profile already showed.
+ */
+export function mergeViewCounts(
+  text: string | undefined, added: ReadonlyMap<string, number>, startOf: (username: string) => number, header = viewsFileHeader('../../public/schemas/views.schema.json'),
+): { text: string; changes: ViewsChange[] } {
+  const doc: Document = text === undefined ? new Document({}) : parseDocument(text, { version: '1.2' });
+  if (text === undefined) doc.commentBefore = header;
+  if (doc.errors.length) throw new Error(`the views file cannot be read as YAML: ${doc.errors[0]!.message}`);
+  if (doc.contents === null) doc.contents = doc.createNode({});
+  const map = doc.contents;
+  if (!isMap(map)) throw new Error('the views file is not a mapping of `username: count` lines');
+  // The comment above the first key is the file's header, which the parser attaches to that key
+  // when no blank line follows it: keep it at the top rather than let sorting carry it away.
+  const first = map.items[0]?.key;
+  if (!doc.commentBefore && isScalar(first) && first.commentBefore) {
+    doc.commentBefore = first.commentBefore;
+    first.commentBefore = undefined;
+  }
+
+  const changes: ViewsChange[] = [];
+  for (const username of [...added.keys()].sort()) {
+    const n = added.get(username)!;
+    if (n <= 0) continue;
+    const current = doc.get(username);
+    const fromProfile = typeof current !== 'number';
+    const before = fromProfile ? startOf(username) : current;
+    doc.set(username, before + n);
+    changes.push({ username, before, after: before + n, fromProfile });
+  }
+  const keyOf = (p: Pair) => String(isScalar(p.key) ? p.key.value : p.key);
+  (map.items as Pair[]).sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  return { text: doc.toString(), changes };
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** The report `npm run views:import` prints: every line read is in exactly one row. */
+export function formatImportReport(r: ImportReport): string {
+  const rows: [number, string][] = [
+    [r.counted, `${r.counted === 1 ? 'view' : 'views'} counted (GET /p/<name> answered 200; one per client, profile and UTC day)`],
+    [r.malformed, `${r.malformed === 1 ? 'line' : 'lines'} not in the combined log format (or blank)`],
+    [r.notViews, 'not profile views (other paths and deeper /p/ paths, HEAD and other methods, statuses other than 200)'],
+    [r.bots, 'from bots, crawlers and tools (by user agent)'],
+    [r.repeats, `${r.repeats === 1 ? 'repeat' : 'repeats'} of a counted view (same client, profile and UTC day)`],
+    [r.unknownUser, `for names without a profile${r.unknownNames.size ? `: ${[...r.unknownNames].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5).map(([n, c]) => `${n} (${c})`).join(', ')}${r.unknownNames.size > 5 ? ', ...' : ''}` : ''}`],
+  ];
+  const width = String(Math.max(...rows.map(([n]) => n))).length;
+  const out = [`Read ${plural(r.files, 'log file')}, ${plural(r.lines, 'line')}:`, ...rows.map(([n, what]) => `  ${String(n).padStart(width)} ${what}`)];
+  if (r.malformedSamples.length) out.push('Lines not in the combined log format, for example:', ...r.malformedSamples.map((s) => `  ${s}`));
+  return out.join('\n');
+}
+
+/** The changes to the views file, biggest first, at most `limit` rows. */
+export function formatViewsChanges(changes: readonly ViewsChange[], limit = 20): string {
+  const rows = [...changes].sort((a, b) => (b.after - b.before) - (a.after - a.before) || (a.username < b.username ? -1 : 1));
+  const nameWidth = Math.max(...rows.map((c) => c.username.length));
+  const out = rows.slice(0, limit).map((c) =>
+    `  ${c.username.padEnd(nameWidth)} ${c.before} -> ${c.after} (+${c.after - c.before})${c.fromProfile ? ', starting from the profile\'s own `views`' : ''}`);
+  if (rows.length > limit) out.push(`  ... and ${rows.length - limit} more`);
+  return out.join('\n');
+}

@@ -1,0 +1,117 @@
+// /openapi.json: valid OpenAPI 3.1, generated from the Zod schemas, and every real answer of every
+// route and status validates against the schema it declares.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { z } from 'astro/zod';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildOpenApi } from '../../src/api/openapi.ts';
+import { CreatorsBodySchema, ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
+import { buildAndServe, type BuiltServer } from '../support/built-server.ts';
+import { FIXTURE, fixtureSite } from '../support/helpers.ts';
+
+type Json = Record<string, any>;
+const { site } = fixtureSite();
+const doc = buildOpenApi(site) as Json;
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+
+/** The operation a request reaches: path templates matched segment by segment. */
+function operationFor(method: string, pathname: string): Json | undefined {
+  for (const [template, item] of Object.entries(doc.paths as Json)) {
+    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    if (pattern.test(pathname)) return (item as Json)[method === 'HEAD' ? 'get' : method.toLowerCase()];
+  }
+  return undefined;
+}
+
+/** Checks one real answer against the document: the status is declared, and a JSON body matches its schema. */
+function conforms(method: string, target: string, status: number, contentType: string | null, body: string) {
+  const url = new URL(target, 'http://x');
+  const op = operationFor(method, url.pathname);
+  expect(op, `${method} ${url.pathname} is in the document`).toBeDefined();
+  const declared = op!.responses[String(status)];
+  expect(declared, `${method} ${target} → ${status} is declared`).toBeDefined();
+  if (!contentType || status === 304 || method === 'HEAD') return;
+  const type = contentType.split(';')[0]!.trim();
+  const media = declared.content?.[type];
+  expect(media, `${method} ${target} → ${status} declares ${type}`).toBeDefined();
+  if (type === 'application/json') {
+    let schema = media.schema as Json;
+    if (schema.$ref) schema = doc.components.schemas[schema.$ref.split('/').pop()];
+    const validate = ajv.compile(schema);
+    const ok = validate(JSON.parse(body));
+    expect(ok, `${method} ${target}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  }
+}
+
+describe('the OpenAPI document', () => {
+  test('is valid OpenAPI 3.1', async () => {
+    const result = await new Validator().validate(doc as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(doc.openapi).toBe('3.1.0');
+  });
+
+  test('its schemas are generated from the Zod schemas, not written by hand', () => {
+    const generated = (s: z.ZodType) => {
+      const { $schema: _ignored, ...rest } = z.toJSONSchema(s, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' }) as Json;
+      return rest;
+    };
+    expect(doc.components.schemas.UserBody).toEqual(generated(UserBodySchema));
+    expect(doc.components.schemas.CreatorsBody).toEqual(generated(CreatorsBodySchema));
+    expect(doc.components.schemas.Error).toEqual(generated(ErrorBodySchema));
+    expect(Object.keys(doc.components.schemas.UserBody.properties.data.properties)).toEqual(Object.keys(UserBodySchema.shape.data.shape));
+  });
+
+  test('every route has its statuses, and every example validates against its schema', () => {
+    for (const [template, item] of Object.entries(doc.paths as Json)) {
+      const get = (item as Json).get;
+      expect(get, template).toBeDefined();
+      expect(Object.keys(get.responses), template).toContain('200');
+      expect((item as Json).options.responses['204'], template).toBeDefined();
+      expect((item as Json).post.responses['405'], template).toBeDefined();
+      for (const [status, r] of Object.entries(get.responses as Json)) {
+        const media = (r as Json).content?.['application/json'];
+        if (!media) continue;
+        expect(media.example, `${template} ${status} example`).toBeDefined();
+        conforms('GET', template.replace(/\{[^}]+\}/g, 'x'), Number(status), 'application/json', JSON.stringify(media.example));
+      }
+    }
+  });
+});
+
+describe('real answers validate against the document', () => {
+  let service: BuiltServer;
+  beforeAll(async () => { service = await buildAndServe(FIXTURE, { name: 'openapi' }); }, 120_000);
+  afterAll(() => service?.stop());
+
+  // The requests of the shared conformance suite, and one of every other route and status.
+  const requests: [string, string, Record<string, string>?][] = [
+    ['GET', '/api/v1/users/alice'], ['GET', '/api/v1/users/bob'], ['GET', '/api/v1/users/carol'], ['GET', '/api/v1/users/dave'],
+    ['GET', '/api/v1/users/erin_99'], ['GET', '/api/v1/users/ALICE'], ['GET', '/api/v1/users/aLiCe'], ['GET', '/api/v1/users/ERIN_99'],
+    ['GET', '/api/v1/users?username=alice'], ['GET', '/api/v1/users?username=ALICE'], ['GET', '/api/v1/users?username=@alice'],
+    ['GET', '/api/v1/users?username=%20%40Alice%20'], ['GET', '/api/v1/users?username=carol'], ['GET', '/api/v1/users/@alice'],
+    ['GET', '/api/v1/users/nobody'], ['GET', '/api/v1/users?username=nobody'], ['GET', '/api/v1/users?username='],
+    ['GET', '/api/v1/users?username=%20%40%20'], ['GET', '/api/v1/users'], ['GET', '/service-api/v1/creators'],
+    ['GET', '/service-api/v1/creators?limit=2&sort=views'], ['GET', '/service-api/v1/creators?limit=0'],
+    ['GET', '/api/avatar?u=alice'], ['GET', '/api/avatar?u=ALICE'], ['GET', '/api/avatar?u=bob'], ['GET', '/api/avatar?u=nobody'],
+    ['GET', '/api/avatar'], ['GET', '/api/decoration?f=sakura.png'], ['GET', '/api/decoration?f=nope.png'],
+    ['GET', '/api/decoration?f=..%2F..%2Fpackage.json'], ['GET', '/api/decoration'], ['GET', '/p/alice'], ['GET', '/p/ALICE'],
+    ['GET', '/p/carol'], ['GET', '/p/nobody'], ['HEAD', '/api/v1/users/alice'],
+    ['OPTIONS', '/api/v1/users/alice', { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }],
+    ['POST', '/api/v1/users/alice'], ['GET', '/api/v1/users/alice', { authorization: 'Bearer x', 'x-api-key': 'k', cookie: 's=1' }],
+  ];
+
+  test.each(requests)('%s %s', async (method, target, headers = {}) => {
+    const r = await fetch(service.base + target, { method, headers, redirect: 'manual', body: method === 'POST' ? '{}' : undefined });
+    conforms(method, target, r.status, r.headers.get('content-type'), await r.text());
+    const etag = r.headers.get('etag');
+    if (method === 'GET' && r.status === 200 && etag) {
+      const again = await fetch(service.base + target, { headers: { 'if-none-match': etag }, redirect: 'manual' });
+      expect(again.status).toBe(304);
+      conforms(method, target, 304, null, '');
+    }
+  });
+});

@@ -1,0 +1,191 @@
+// What makes rebuilds cheap, and must never make them wrong: the validation cache and worker
+// threads (src/content/profile-files.ts) and the reuse of unchanged profile pages (src/build/page-reuse.ts).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { loadContent, loadContentFast } from '../../src/content/load.ts';
+import { formatProblem } from '../../src/content/problems.ts';
+import { linkPages, planPages, profilePageKey } from '../../src/build/page-reuse.ts';
+import { prerenderedUserBody } from '../../src/api/handler.ts';
+import { Site, buildSiteIndex } from '../../src/model/site.ts';
+import { recycleUserFiles, writeUserFiles } from '../../src/build/write-build.ts';
+import { FIXTURE } from '../support/helpers.ts';
+
+const made: string[] = [];
+afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
+const tempDir = (prefix: string) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+};
+const fixtureCopy = () => {
+  const dir = tempDir('incremental-content-');
+  fs.cpSync(FIXTURE, dir, { recursive: true });
+  return dir;
+};
+const ctx = { siteUrl: 'https://profiles.example.net', builtAt: new Date('2026-01-15T12:00:00Z') };
+const plain = (r: ReturnType<typeof loadContent>) => ({
+  profiles: [...r.content.profiles], creators: [...r.content.creators], views: [...r.content.views],
+  problems: r.problems.map((p) => formatProblem(p, r.content.dir)),
+});
+
+describe('the validation cache and worker threads', () => {
+  test('workers, the cache and this thread give the same content, problems included', async () => {
+    const dir = fixtureCopy();
+    fs.writeFileSync(path.join(dir, 'profiles', 'broken.yaml'), 'displayName: Broken\ncreatedAt: yesterday\nbadgez: []\n');
+    fs.writeFileSync(path.join(dir, 'profiles', 'lost.yaml'), 'displayName: Lost\ncreatedAt: 2024-01-01T00:00:00Z\navatar: nowhere.png\n');
+    const cacheFile = path.join(tempDir('incremental-cache-'), 'cache.json');
+    const inThread = plain(loadContent(dir));
+    expect(inThread.problems.length).toBeGreaterThanOrEqual(3);
+    expect(inThread.problems.join('\n')).toMatch(/lost\.yaml:3:9 `avatar`/);
+
+    const viaWorkers = await loadContentFast(dir, { cacheFile, workers: 2 });
+    expect(viaWorkers.stats).toMatchObject({ fromCache: 0, workers: 2 });
+    expect(plain(viaWorkers)).toEqual(inThread);
+
+    // Second run: every valid file from the cache, the invalid ones parsed again (never cached),
+    // and the cross-file problem still points at its line.
+    const cached = await loadContentFast(dir, { cacheFile });
+    expect(cached.stats.fromCache).toBe(cached.stats.files - 1);
+    expect(plain(cached)).toEqual(inThread);
+  });
+
+  test('an edited file is parsed again, and its new problem is reported', async () => {
+    const dir = fixtureCopy();
+    const cacheFile = path.join(tempDir('incremental-cache-'), 'cache.json');
+    const first = await loadContentFast(dir, { cacheFile });
+    expect(first.problems).toEqual([]);
+    const alice = path.join(dir, 'profiles', 'alice.yaml');
+    fs.writeFileSync(alice, fs.readFileSync(alice, 'utf8').replace(/^displayName: .*$/m, 'displayName: Alice Edited'));
+    const second = await loadContentFast(dir, { cacheFile });
+    expect(second.stats.fromCache).toBe(second.stats.files - 1);
+    expect(second.content.profiles.get('alice')!.displayName).toBe('Alice Edited');
+
+    fs.appendFileSync(alice, 'colour: red\n');
+    const third = await loadContentFast(dir, { cacheFile });
+    expect(third.problems.map((p) => p.message)).toEqual(['unknown key `colour`']);
+    expect(third.content.profiles.has('alice')).toBe(false);
+  });
+
+  test('private notes are never in the cache, and a cache from other code is ignored', async () => {
+    const dir = fixtureCopy();
+    const marker = 'do-not-publish-7f3a';
+    const carol = path.join(dir, 'profiles', 'carol.yaml');
+    fs.appendFileSync(carol, `private:\n  note: ${marker}\n`);
+    const cacheFile = path.join(tempDir('incremental-cache-'), 'cache.json');
+    const r = await loadContentFast(dir, { cacheFile });
+    expect(r.problems).toEqual([]);
+    expect(fs.readFileSync(cacheFile, 'utf8')).not.toContain(marker);
+    expect(JSON.stringify([...r.content.profiles])).not.toContain(marker);
+
+    // A cache written by other validating code (a schema change) is not trusted.
+    const cache = JSON.parse(fs.readFileSync(cacheFile, 'utf8'));
+    cache.entries.carol[1].profile.displayName = 'Tampered';
+    fs.writeFileSync(cacheFile, JSON.stringify({ ...cache, validator: 'older-schemas' }));
+    const again = await loadContentFast(dir, { cacheFile });
+    expect(again.stats.fromCache).toBe(0);
+    expect(again.content.profiles.get('carol')!.displayName).not.toBe('Tampered');
+
+    // A cache that is not JSON at all costs a full parse, nothing else.
+    fs.writeFileSync(cacheFile, '{ not json');
+    expect((await loadContentFast(dir, { cacheFile })).problems).toEqual([]);
+  });
+});
+
+describe('reusing unchanged profile pages', () => {
+  const index = () => buildSiteIndex(loadContent(FIXTURE).content, ctx);
+
+  function previousBuild(pages: Record<string, string>, fingerprint: string) {
+    const dir = tempDir('incremental-pages-');
+    const manifestFile = path.join(dir, 'page-manifest.json');
+    const pagesDir = path.join(dir, 'p');
+    fs.mkdirSync(pagesDir);
+    for (const name of Object.keys(pages)) fs.writeFileSync(path.join(pagesDir, `${name}.html`), `<h1>${name}</h1>`);
+    fs.writeFileSync(manifestFile, JSON.stringify({ version: 1, fingerprint, pages }));
+    return { manifestFile, pagesDir };
+  }
+
+  test('only pages whose profile changed, or whose file is gone, are rendered', () => {
+    const idx = index();
+    const fresh = planPages(idx, 'code-1', '/nonexistent/manifest.json', '/nonexistent');
+    expect(fresh.reuse).toEqual([]);
+    expect(fresh.render.size).toBe(idx.users.length);
+
+    const pages = { ...fresh.manifest.pages, alice: 'an older key' };
+    const prev = previousBuild(pages, 'code-1');
+    fs.rmSync(path.join(prev.pagesDir, 'bob.html'));
+    const plan = planPages(idx, 'code-1', prev.manifestFile, prev.pagesDir);
+    expect([...plan.render].sort()).toEqual(['alice', 'bob']);
+    expect(plan.reuse).toEqual(idx.users.map((u) => u.username).filter((n) => n !== 'alice' && n !== 'bob'));
+  });
+
+  test('other code, another SITE_URL (in the fingerprint) or PROFILES_INCREMENTAL=0 render everything', () => {
+    const idx = index();
+    const { pages } = planPages(idx, 'code-1', '/nonexistent', '/nonexistent').manifest;
+    const prev = previousBuild(pages, 'code-1');
+    expect(planPages(idx, 'code-2', prev.manifestFile, prev.pagesDir).reuse).toEqual([]);
+    expect(planPages(idx, 'code-1', prev.manifestFile, prev.pagesDir, false).reuse).toEqual([]);
+    expect(planPages(idx, 'code-1', prev.manifestFile, prev.pagesDir).reuse).toHaveLength(idx.users.length);
+  });
+
+  test('the page key follows what the page shows, not the account age', () => {
+    const user = index().users[0]!;
+    const key = profilePageKey(user, 'a.png');
+    expect(profilePageKey({ ...user, accountAgeDays: user.accountAgeDays + 1 }, 'a.png')).toBe(key);
+    expect(profilePageKey({ ...user, views: user.views + 1 }, 'a.png')).not.toBe(key);
+    expect(profilePageKey(user, 'b.png')).not.toBe(key);
+  });
+
+  test('a reused page is the same file, linked, not a copy', () => {
+    const prev = previousBuild({ alice: 'k', bob: 'k' }, 'code-1');
+    const to = path.join(tempDir('incremental-next-'), 'p');
+    expect(linkPages(['alice', 'bob'], prev.pagesDir, to)).toBe(2);
+    expect(fs.readFileSync(path.join(to, 'alice.html'), 'utf8')).toBe('<h1>alice</h1>');
+    expect(fs.statSync(path.join(to, 'alice.html')).ino).toBe(fs.statSync(path.join(prev.pagesDir, 'alice.html')).ino);
+  });
+});
+
+describe('the user API files of a rebuild', () => {
+  const usersOf = (dir: string) => path.join(dir, 'client', 'api', 'v1', 'users');
+  const site = () => new Site(buildSiteIndex(loadContent(FIXTURE).content, ctx), { avatars: '/nonexistent', decorations: '/nonexistent' });
+
+  test('overwrite those of the build before last in place: exact bytes, no stale file, the served build untouched', async () => {
+    const target = path.join(tempDir('incremental-users-'), 'dist');
+    const s = site();
+    const names = [...s.users()].map((e) => e.username);
+    // The build before last: a longer file for alice (cut to length), a profile since removed.
+    fs.mkdirSync(usersOf(`${target}.prev`), { recursive: true });
+    fs.writeFileSync(path.join(usersOf(`${target}.prev`), names[0]!), 'x'.repeat(50_000));
+    fs.writeFileSync(path.join(usersOf(`${target}.prev`), 'removed-since'), '{}');
+    const recycledInode = fs.statSync(path.join(usersOf(`${target}.prev`), names[0]!)).ino;
+    // The build being served: must not change.
+    fs.mkdirSync(usersOf(target), { recursive: true });
+    fs.writeFileSync(path.join(usersOf(target), names[0]!), 'served');
+
+    const staging = `${target}.users`;
+    expect(recycleUserFiles(target, staging, true)).toBe(true);
+    expect(fs.existsSync(usersOf(`${target}.prev`))).toBe(false);
+    expect(await writeUserFiles(staging, s)).toBe(names.length);
+    expect(fs.readdirSync(staging).sort()).toEqual([...names].sort());
+    for (const e of s.users()) expect(fs.readFileSync(path.join(staging, e.username)).equals(prerenderedUserBody(s, e.data) as Buffer), e.username).toBe(true);
+    expect(fs.statSync(path.join(staging, names[0]!)).ino).toBe(recycledInode);
+    expect(fs.readFileSync(path.join(usersOf(target), names[0]!), 'utf8')).toBe('served');
+  });
+
+  test('a full build (or a first one) writes new files and leaves the build before last alone', async () => {
+    const target = path.join(tempDir('incremental-users-'), 'dist');
+    const s = site();
+    fs.mkdirSync(usersOf(`${target}.prev`), { recursive: true });
+    fs.writeFileSync(path.join(usersOf(`${target}.prev`), 'old'), '{}');
+    const staging = `${target}.users`;
+    fs.mkdirSync(staging);
+    fs.writeFileSync(path.join(staging, 'left-by-a-crash'), '{}');
+    expect(recycleUserFiles(target, staging, false)).toBe(false);
+    expect(fs.existsSync(path.join(usersOf(`${target}.prev`), 'old'))).toBe(true);
+    expect(await writeUserFiles(staging, s)).toBe(s.userCount);
+    expect(fs.readdirSync(staging)).toHaveLength(s.userCount);
+    expect(recycleUserFiles(path.join(tempDir('incremental-users-'), 'dist'), staging, true)).toBe(false);
+    expect(fs.existsSync(staging)).toBe(false);
+  });
+});

@@ -1,0 +1,56 @@
+// Big builds render their profile pages in several processes (src/build/render-shards.ts): the
+// result must be the very same files as one process makes.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { SHARD_MIN_PAGES, shardCount, splitPages } from '../../src/build/render-shards.ts';
+import { BUILD_EPOCH, TEST_SITE_URL } from '../support/built-server.ts';
+import { FIXTURE, ROOT } from '../support/helpers.ts';
+
+const WORK = path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `shards-${process.pid}`);
+afterAll(() => fs.rmSync(WORK, { recursive: true, force: true }));
+
+/** Every file under `dir`, relative path → bytes. */
+function tree(dir: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (e.isFile()) files.set(path.relative(dir, path.join(e.parentPath, e.name)), fs.readFileSync(path.join(e.parentPath, e.name)));
+  }
+  return files;
+}
+
+function build(shards: number) {
+  const dist = path.join(WORK, `shards-${shards}`, 'dist');
+  const r = spawnSync(process.execPath, ['scripts/build-site.ts'], {
+    cwd: ROOT, encoding: 'utf8',
+    env: { ...process.env, CONTENT_DIR: FIXTURE, SITE_URL: TEST_SITE_URL, DIST_DIR: dist, SOURCE_DATE_EPOCH: String(BUILD_EPOCH), RENDER_SHARDS: String(shards), PROFILES_INCREMENTAL: '0' },
+  });
+  expect(r.status, `${r.stderr}${r.stdout}`).toBe(0);
+  return { dist, stdout: r.stdout };
+}
+
+describe('rendering in several processes', () => {
+  test('one process per core only for big builds, and the pages split without loss', () => {
+    expect(shardCount(100, {})).toBe(1);
+    expect(shardCount(SHARD_MIN_PAGES, {})).toBeGreaterThanOrEqual(1);
+    expect(shardCount(5, { RENDER_SHARDS: '3' })).toBe(3);
+    expect(shardCount(2, { RENDER_SHARDS: '3' })).toBe(2);
+    const names = Array.from({ length: 10 }, (_, i) => `u${i}`);
+    const parts = splitPages(names, 3);
+    expect(parts.map((p) => p.length)).toEqual([3, 3, 4]);
+    expect(parts.flat()).toEqual(names);
+  });
+
+  test('two processes build the same files as one, and leave nothing behind', () => {
+    const one = build(1);
+    const two = build(2);
+    expect(two.stdout).toContain('in 2 processes');
+    const a = tree(path.join(one.dist, 'client'));
+    const b = tree(path.join(two.dist, 'client'));
+    expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
+    for (const [file, bytes] of a) expect(b.get(file)!.equals(bytes), file).toBe(true);
+    expect(a.has(path.join('p', 'kate.html'))).toBe(true);
+    expect(fs.readdirSync(path.dirname(two.dist)).sort()).toEqual(['dist']);
+  }, 60_000);
+});

@@ -1,0 +1,127 @@
+// The content folder as a whole: checks across files, file names, every problem reported at once.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { formatProblem, formatProblemGithub } from '../../src/content/problems.ts';
+import { loadContent } from '../../src/content/load.ts';
+import { FIXTURE } from '../support/helpers.ts';
+
+const made: string[] = [];
+afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
+
+/** A copy of the fixture content with some files replaced (null deletes). */
+function contentWith(files: Record<string, string | null>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'content-test-'));
+  made.push(dir);
+  fs.cpSync(FIXTURE, dir, { recursive: true });
+  for (const [rel, text] of Object.entries(files)) {
+    const file = path.join(dir, rel);
+    if (text === null) fs.rmSync(file);
+    else { fs.mkdirSync(path.dirname(file), { recursive: true }); fs.writeFileSync(file, text); }
+  }
+  return dir;
+}
+const report = (dir: string) => loadContent(dir).problems.map((p) => formatProblem(p, dir));
+
+describe('loading content', () => {
+  test('the fixture loads with no problem, profiles in username order', () => {
+    const { content, problems } = loadContent(FIXTURE);
+    expect(problems).toEqual([]);
+    expect([...content.profiles.keys()]).toEqual(['alice', 'bob', 'carol', 'dave', 'erin_99', 'frank', 'kate']);
+    expect(content.views.get('dave')).toBe(1337);
+    expect(content.decorations.get('sakura')).toEqual({ id: 'sakura', name: 'Sakura Petals', file: 'sakura.png' });
+  });
+
+  test('a missing folder is one clear problem', () => {
+    expect(loadContent('/nonexistent/content').problems.map((p) => p.message)).toEqual(['the content folder does not exist']);
+  });
+
+  test('every problem in every file is reported at once, in file and line order', () => {
+    const dir = contentWith({
+      'profiles/bob.yaml': 'displayName: Bob\ncreatedAt: yesterday\nvews: 3\n',
+      'profiles/erin_99.yaml': 'displayName: ""\ncreatedAt: 2021-01-01T00:00:00Z\n',
+    });
+    expect(report(dir)).toMatchInlineSnapshot(`
+      [
+        "profiles/bob.yaml:2:12 \`createdAt\`: must be an ISO 8601 date-time with a zone, like \`2021-03-14T09:26:53Z\` or \`2021-03-14T11:26:53+02:00\`",
+        "profiles/bob.yaml:3:1 \`vews\`: unknown key \`vews\`
+          hint: did you mean \`views\`?",
+        "profiles/erin_99.yaml:1:14 \`displayName\`: must not be empty",
+      ]
+    `);
+  });
+});
+
+describe('checks across files', () => {
+  test('the avatar file exists', () => {
+    expect(report(contentWith({ 'profiles/bob.yaml': 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\navatar: alice.jpg\n' }))).toMatchInlineSnapshot(`
+      [
+        "profiles/bob.yaml:3:9 \`avatar\`: the avatar \`alice.jpg\` is not in \`avatars/\`
+          hint: did you mean \`alice.png\`?",
+      ]
+    `);
+  });
+  test('the decoration exists', () => {
+    expect(report(contentWith({ 'profiles/bob.yaml': 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ndecoration: sakra\n' }))).toMatchInlineSnapshot(`
+      [
+        "profiles/bob.yaml:3:13 \`decoration\`: no decoration \`sakra\` in \`decorations/\`
+          hint: did you mean \`sakura\`?",
+      ]
+    `);
+  });
+  test("a decoration's image exists", () => {
+    expect(report(contentWith({ 'decorations/sakura.png': null }))).toMatchInlineSnapshot(`
+      [
+        "decorations/sakura.yaml:2:7 \`file\`: the image \`sakura.png\` is not in \`decorations/\`
+          hint: put the image beside this file, or fix the name (it is case-sensitive)",
+        "profiles/alice.yaml:8:13 \`decoration\`: no decoration \`sakura\` in \`decorations/\`
+          hint: add decorations/sakura.yaml or remove the key",
+        "profiles/dave.yaml:6:13 \`decoration\`: no decoration \`sakura\` in \`decorations/\`
+          hint: add decorations/sakura.yaml or remove the key",
+      ]
+    `);
+  });
+  test('a creator has a profile', () => {
+    expect(report(contentWith({ 'creators/bobb.yaml': 'category: art\n' }))).toMatchInlineSnapshot(`
+      [
+        "creators/bobb.yaml: there is no profile \`bobb\` for this creator
+          hint: did you mean \`bob.yaml\`?",
+      ]
+    `);
+  });
+  test('file names follow the username rule', () => {
+    expect(report(contentWith({ 'profiles/Zed.yaml': 'displayName: Zed\ncreatedAt: 2024-11-02T00:00:00Z\n' }))).toMatchInlineSnapshot(`
+      [
+        "profiles/Zed.yaml: \`Zed\` is not a valid name: 1 to 32 characters of a-z, 0-9, \`_\` and \`-\`, starting with a letter or digit
+          hint: rename the file to \`zed.yaml\`",
+      ]
+    `);
+    expect(report(contentWith({ 'profiles/bob.html.yaml': 'displayName: B\ncreatedAt: 2024-11-02T00:00:00Z\n' }))).toMatchInlineSnapshot(`
+      [
+        "profiles/bob.html.yaml: \`bob.html\` is not a valid name: 1 to 32 characters of a-z, 0-9, \`_\` and \`-\`, starting with a letter or digit
+          hint: rename the file to follow the rule",
+      ]
+    `);
+    expect(report(contentWith({ 'profiles/zed.yml': 'displayName: Zed\ncreatedAt: 2024-11-02T00:00:00Z\n' }))).toMatchInlineSnapshot(`
+      [
+        "profiles/zed.yml: content files end in \`.yaml\`
+          hint: rename it to \`zed.yaml\`",
+      ]
+    `);
+  });
+  test('views for a missing profile are a warning, not a failure', () => {
+    const dir = contentWith({ 'stats/views.yaml': 'dave: 5\nghost: 9\n' });
+    const r = loadContent(dir);
+    expect(r.problems).toEqual([]);
+    expect(r.warnings.map((w) => w.message)).toEqual(['views for `ghost`, who has no profile, are ignored']);
+    expect(r.content.views.get('dave')).toBe(5);
+  });
+});
+
+describe('problem formats', () => {
+  test('GitHub annotations put the problem on its line', () => {
+    const line = formatProblemGithub({ file: 'content/profiles/bob.yaml', line: 3, column: 1, keyPath: 'vews', message: 'unknown key `vews`', hint: 'did you mean `views`?' });
+    expect(line).toBe('::error file=content/profiles/bob.yaml,line=3,col=1::`vews`: unknown key `vews` (did you mean `views`?)');
+  });
+});

@@ -1,0 +1,225 @@
+// The whole service: build the test content with `npm run build`'s script, start the real server
+// (`npm run serve`'s script) on a free port, and call it over HTTP.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { etagOf } from '../../src/http/response.ts';
+import { ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
+import { buildAndServe, type BuiltServer } from '../support/built-server.ts';
+import { FIXTURE, PRIVATE_MARKERS, ROOT } from '../support/helpers.ts';
+
+let service: BuiltServer;
+let base = '';
+let DIST = '';
+let WORK = '';
+const build = (dir: string) => service.build(dir);
+
+beforeAll(async () => {
+  service = await buildAndServe(FIXTURE, { name: 'integration' });
+  ({ base, dist: DIST, work: WORK } = service);
+}, 120_000);
+
+afterAll(() => service?.stop());
+
+const get = (p: string, init?: RequestInit) => fetch(base + p, { redirect: 'manual', ...init });
+
+describe('the built service over HTTP', () => {
+  test('the pre-rendered file and the on-demand route answer the same data', async () => {
+    const file = await get('/api/v1/users/alice');
+    expect(file.status).toBe(200);
+    const fromFile = UserBodySchema.parse(await file.json());
+    expect(fromFile.meta.timestamp).toBe('2026-01-15T12:00:00.000Z');
+    expect(fromFile.data.accountAgeDays).toBe(1768);
+    for (const p of ['/api/v1/users/ALICE', '/api/v1/users?username=@Alice']) {
+      const r = await get(p);
+      expect(r.status, p).toBe(200);
+      expect(UserBodySchema.parse(await r.json()).data, p).toEqual(fromFile.data);
+    }
+  });
+
+  test('each user\'s pre-rendered answer (served from memory) is byte for byte its file, with the file\'s strong ETag', async () => {
+    const dir = path.join(DIST, 'client', 'api', 'v1', 'users');
+    const names = fs.readdirSync(dir);
+    expect(names.length).toBeGreaterThan(3);
+    for (const name of names) {
+      const bytes = fs.readFileSync(path.join(dir, name));
+      const r = await get(`/api/v1/users/${name}`);
+      expect(r.status, name).toBe(200);
+      expect(Buffer.from(await r.arrayBuffer()).equals(bytes), name).toBe(true);
+      expect(r.headers.get('etag'), name).toBe(etagOf(bytes));
+      expect(r.headers.get('content-length'), name).toBe(String(bytes.length));
+      // Percent-encoded, the same file.
+      const encoded = await get(`/api/v1/users/${name.replace(/^./, (c) => `%${c.charCodeAt(0).toString(16)}`)}`);
+      expect(Buffer.from(await encoded.arrayBuffer()).equals(bytes), name).toBe(true);
+    }
+  });
+
+  test('static files carry the same headers as on-demand answers', async () => {
+    for (const p of ['/api/v1/users/alice', '/service-api/v1/creators', '/p/alice', '/', '/favicon.svg']) {
+      const r = await get(p);
+      expect(r.status, p).toBe(200);
+      expect(r.headers.get('access-control-allow-origin'), p).toBe('*');
+      expect(r.headers.get('cache-control'), p).toBe('public, max-age=30, s-maxage=30, stale-while-revalidate=60');
+      expect(r.headers.get('x-content-type-options'), p).toBe('nosniff');
+      expect(r.headers.get('etag'), p).toMatch(/^"[\w-]+"$/);
+    }
+    expect((await get('/api/v1/users/alice')).headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const page = await get('/p/alice');
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  test('conditional GET and HEAD on static files', async () => {
+    const r = await get('/api/v1/users/alice');
+    const etag = r.headers.get('etag')!;
+    const again = await get('/api/v1/users/alice', { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    const head = await get('/api/v1/users/alice', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(await r.text())));
+    expect(await head.text()).toBe('');
+  });
+
+  test('methods and preflight on static files too', async () => {
+    const post = await get('/api/v1/users/alice', { method: 'POST', body: '{}' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    expect(ErrorBodySchema.parse(await post.json()).error.code).toBe('METHOD_NOT_ALLOWED');
+    const pre = await get('/p/alice', { method: 'OPTIONS', headers: { origin: 'https://x.example', 'access-control-request-method': 'GET' } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+  });
+
+  test('errors are JSON under /api/ and /service-api/', async () => {
+    for (const [p, status, code] of [
+      ['/api/v1/users/nobody', 404, 'USER_NOT_FOUND'], ['/api/v1/users?username=', 400, 'MISSING_USERNAME'],
+      ['/api/v1/users/@alice', 400, 'INVALID_USERNAME'], ['/api/whatever', 404, 'NOT_FOUND'], ['/service-api/v2/x', 404, 'NOT_FOUND'],
+      ['/api/v1/users/alice/x.css', 404, 'NOT_FOUND'], ['/api/v1/users/%E0%A4%A', 400, 'INVALID_USERNAME'],
+    ] as const) {
+      const r = await get(p);
+      expect(r.status, p).toBe(status);
+      expect(r.headers.get('access-control-allow-origin'), p).toBe('*');
+      expect(ErrorBodySchema.parse(await r.json()).error.code, p).toBe(code);
+    }
+  });
+
+  test('pages: the profile, a redirect for other casings, a 404 page', async () => {
+    const page = await (await get('/p/alice')).text();
+    expect(page).toContain('Alice Liddell 🌸 &amp; «friends»');
+    expect(page).toContain('href="https://github.com/alice-example"');
+    expect(page).not.toContain('<b>markup</b>');
+    const carol = await (await get('/p/carol')).text();
+    expect(carol).toContain('This profile has been suspended for repeated spam.');
+    expect(carol).not.toContain('twitter.com/carol-example');
+    const upper = await get('/p/ALICE');
+    expect(upper.status).toBe(308);
+    expect(upper.headers.get('location')).toBe('/p/alice');
+    const missing = await get('/p/nobody');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await missing.text()).toContain('Nothing here');
+    expect((await get('/p/alice/foo.js')).status).toBe(404);
+  });
+
+  test('the HTML and CSS of a profile page stay under 30 KB', async () => {
+    for (const name of ['alice', 'carol', 'dave']) {
+      const html = await (await get(`/p/${name}`)).text();
+      const css = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((m) => m[1]!);
+      expect(css.length).toBeGreaterThan(0);
+      let bytes = Buffer.byteLength(html);
+      for (const href of css) bytes += (await (await get(href)).arrayBuffer()).byteLength;
+      expect(bytes, name).toBeLessThan(30 * 1024);
+    }
+  });
+
+  test('source, content and the server bundle are never served', async () => {
+    for (const p of ['/package.json', '/server/entry.mjs', '/../server/site-index.json', '/%2e%2e/server/site-index.json', '/content/profiles/alice.yaml', '/src/api/handler.ts', '/p/..%2F..%2Fpackage.json']) {
+      const r = await get(p);
+      expect(r.status, p).toBe(404);
+      expect(await r.text()).not.toContain('"dependencies"');
+    }
+  });
+
+  test('a request Node cannot parse gets a JSON 400, not a 5xx', async () => {
+    const net = await import('node:net');
+    const { port } = new URL(base);
+    const reply = await new Promise<string>((resolve) => {
+      const s = net.connect(Number(port), '127.0.0.1', () => s.write('GET /api/v1/users/alice HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'));
+      let data = '';
+      s.on('data', (d) => { data += d; });
+      s.on('close', () => resolve(data));
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 400/);
+    expect(reply).toContain('"code":"BAD_REQUEST"');
+  });
+
+  test('no private data in any file of the build', () => {
+    for (const entry of fs.readdirSync(DIST, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const text = fs.readFileSync(path.join(entry.parentPath, entry.name), 'latin1');
+      for (const m of PRIVATE_MARKERS) expect(text.includes(m), `${entry.name} holds ${m}`).toBe(false);
+    }
+  });
+
+  test('bad content fails the build with file and line, and the last good build stays', async () => {
+    const broken = path.join(WORK, 'broken');
+    fs.cpSync(FIXTURE, broken, { recursive: true });
+    fs.writeFileSync(path.join(broken, 'profiles', 'bob.yaml'), 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ndispalyName: B\n');
+    const index = fs.readFileSync(path.join(DIST, 'server', 'site-index.json'), 'utf8');
+    const b = build(broken);
+    expect(b.status).toBe(1);
+    expect(b.stderr).toContain('bob.yaml:3:1 `dispalyName`: unknown key `dispalyName`');
+    expect(b.stderr).toContain('did you mean `displayName`?');
+    expect(fs.readFileSync(path.join(DIST, 'server', 'site-index.json'), 'utf8')).toBe(index);
+    expect(fs.readdirSync(WORK).filter((n) => n.startsWith('dist.next'))).toEqual([]);
+    expect((await get('/api/v1/users/bob')).status).toBe(200);
+  });
+
+  test('a DIST_DIR outside the project is refused at once, with the fix, and nothing is written', () => {
+    const outside = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dist-outside-')), 'dist');
+    try {
+      const b = spawnSync(process.execPath, ['scripts/build-site.ts'], {
+        cwd: ROOT, encoding: 'utf8', env: { ...process.env, CONTENT_DIR: FIXTURE, DIST_DIR: outside },
+      });
+      expect(b.status).toBe(2);
+      expect(b.stderr).toContain('DIST_DIR must be inside the project');
+      expect(fs.readdirSync(path.dirname(outside))).toEqual([]);
+    } finally {
+      fs.rmSync(path.dirname(outside), { recursive: true, force: true });
+    }
+  });
+
+  test('a port in use is one clear line and exit code 1, not a stack trace', () => {
+    const b = spawnSync(process.execPath, ['src/server/main.ts'], {
+      cwd: ROOT, encoding: 'utf8', timeout: 20_000,
+      env: { ...process.env, DIST_DIR: DIST, HOST: '127.0.0.1', PORT: new URL(base).port },
+    });
+    expect(b.status).toBe(1);
+    expect(b.stderr.trim()).toBe(`serve: 127.0.0.1:${new URL(base).port} is already in use (another server running? set PORT)`);
+  });
+
+  test('a new build swapped in is served without a restart', async () => {
+    const edited = path.join(WORK, 'edited');
+    fs.cpSync(FIXTURE, edited, { recursive: true });
+    fs.writeFileSync(path.join(edited, 'profiles', 'bob.yaml'), 'displayName: Robert\ncreatedAt: 2024-11-02T00:00:00Z\n');
+    const b = build(edited);
+    expect(b.status, String(b.stderr)).toBe(0);
+    let name = '';
+    // The server looks for a new build every 2 s.
+    for (let i = 0; i < 80 && name !== 'Robert'; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      name = UserBodySchema.parse(await (await get('/api/v1/users?username=bob')).json()).data.displayName;
+    }
+    expect(name).toBe('Robert');
+    expect(await (await get('/p/bob')).text()).toContain('Robert');
+    // Only bob's page was rendered; the others are the previous build's files, linked.
+    expect(b.stdout).toMatch(/pages \(1 rendered, 6 unchanged\)/);
+    const page = (dist: string, name: string) => fs.statSync(path.join(dist, 'client', 'p', `${name}.html`)).ino;
+    expect(page(DIST, 'alice')).toBe(page(`${DIST}.prev`, 'alice'));
+    expect(page(DIST, 'bob')).not.toBe(page(`${DIST}.prev`, 'bob'));
+    expect(fs.readFileSync(path.join(`${DIST}.prev`, 'client', 'p', 'bob.html'), 'utf8')).not.toContain('Robert');
+  }, 30_000);
+});

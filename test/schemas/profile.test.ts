@@ -1,0 +1,304 @@
+// The content format v1, rule by rule, with the messages operators read pinned.
+import { describe, expect, test } from 'vitest';
+import { formatProblem } from '../../src/content/problems.ts';
+import { parseYamlFile } from '../../src/content/yaml-file.ts';
+import { CreatorSchema, DecorationSchema, ProfileSchema, ViewsStatsSchema } from '../../src/schemas/index.ts';
+
+const BASE = 'displayName: Alice\ncreatedAt: 2021-03-14T09:26:53Z\n';
+const problems = (yaml: string, schema: import('astro/zod').z.ZodType = ProfileSchema) => {
+  const r = parseYamlFile('profiles/alice.yaml', yaml, schema);
+  return r.ok ? [] : r.problems.map((p) => formatProblem(p, '/'));
+};
+const value = (yaml: string) => {
+  const r = parseYamlFile('profiles/alice.yaml', yaml, ProfileSchema);
+  if (!r.ok) throw new Error(r.problems.map((p) => p.message).join('; '));
+  return r.value;
+};
+
+describe('profile schema', () => {
+  test('a minimal profile gets every default', () => {
+    expect(value(BASE)).toEqual({ displayName: 'Alice', createdAt: '2021-03-14T09:26:53Z', bio: '', views: 0, badges: [], socials: [] });
+  });
+
+  test('displayName is required, 1-64 characters counted as people count them', () => {
+    expect(problems('createdAt: 2021-03-14T09:26:53Z\n')).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:1:1 \`displayName\`: missing required key \`displayName\`
+          hint: add a \`displayName:\` line; its value must be text",
+      ]
+    `);
+    expect(problems(`displayName: "  "\ncreatedAt: 2021-03-14T09:26:53Z\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:1:14 \`displayName\`: must not be empty",
+      ]
+    `);
+    expect(problems(`displayName: "${'x'.repeat(65)}"\ncreatedAt: 2021-03-14T09:26:53Z\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:1:14 \`displayName\`: must be at most 64 characters",
+      ]
+    `);
+    // 64 emoji are 128 UTF-16 units but 64 characters: allowed.
+    expect(value(`displayName: "${'🌸'.repeat(64)}"\ncreatedAt: 2021-03-14T09:26:53Z\n`).displayName).toHaveLength(128);
+    expect(problems(`displayName: "a\\u0007b"\ncreatedAt: 2021-03-14T09:26:53Z\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:1:14 \`displayName\`: must be one line without control characters",
+      ]
+    `);
+  });
+
+  test('bio is text of at most 1000 characters, newlines allowed', () => {
+    expect(value(`${BASE}bio: "line one\\nline two"\n`).bio).toBe('line one\nline two');
+    expect(problems(`${BASE}bio: "${'b'.repeat(1001)}"\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:6 \`bio\`: must be at most 1000 characters",
+      ]
+    `);
+    expect(problems(`${BASE}bio: 42\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:6 \`bio\`: must be text",
+      ]
+    `);
+  });
+
+  test('createdAt is an ISO 8601 date-time with a zone', () => {
+    expect(value('displayName: A\ncreatedAt: 2022-07-04T15:30:00+02:00\n').createdAt).toBe('2022-07-04T15:30:00+02:00');
+    expect(problems('displayName: A\ncreatedAt: 2021-03-14\n')).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:2:12 \`createdAt\`: must be an ISO 8601 date-time with a zone, like \`2021-03-14T09:26:53Z\` or \`2021-03-14T11:26:53+02:00\`",
+      ]
+    `);
+    expect(problems('displayName: A\ncreatedAt: 2021-03-14T09:26:53\n')).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:2:12 \`createdAt\`: must be an ISO 8601 date-time with a zone, like \`2021-03-14T09:26:53Z\` or \`2021-03-14T11:26:53+02:00\`",
+      ]
+    `);
+    expect(problems('displayName: A\ncreatedAt: 2021-02-30T09:26:53Z\n')).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:2:12 \`createdAt\`: must be an ISO 8601 date-time with a zone, like \`2021-03-14T09:26:53Z\` or \`2021-03-14T11:26:53+02:00\`",
+      ]
+    `);
+  });
+
+  test('avatar is a plain image file name', () => {
+    expect(value(`${BASE}avatar: alice.png\n`).avatar).toBe('alice.png');
+    expect(problems(`${BASE}avatar: ../secret.png\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:9 \`avatar\`: must be a plain file name in content/avatars/ ending in .png, .jpg, .jpeg, .gif, .webp, .avif",
+      ]
+    `);
+    expect(problems(`${BASE}avatar: alice.svg\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:9 \`avatar\`: must be a plain file name in content/avatars/ ending in .png, .jpg, .jpeg, .gif, .webp, .avif",
+      ]
+    `);
+  });
+
+  test('customDomain is a bare host name, folded to lowercase', () => {
+    expect(value(`${BASE}customDomain: Alice.Example.com\n`).customDomain).toBe('alice.example.com');
+    expect(problems(`${BASE}customDomain: https://alice.example.com\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:15 \`customDomain\`: must be a bare host name like \`alice.example.com\`: no \`https://\`, path or port",
+      ]
+    `);
+    expect(problems(`${BASE}customDomain: alice.example.com:8080\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:15 \`customDomain\`: must be a bare host name like \`alice.example.com\`: no \`https://\`, path or port",
+      ]
+    `);
+    expect(problems(`${BASE}customDomain: localhost\n`)).toHaveLength(1);
+  });
+
+  test('views is a whole number >= 0', () => {
+    expect(value(`${BASE}views: 12\n`).views).toBe(12);
+    expect(problems(`${BASE}views: -1\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:8 \`views\`: must be a whole number >= 0",
+      ]
+    `);
+    expect(problems(`${BASE}views: 1.5\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:8 \`views\`: must be a whole number >= 0",
+      ]
+    `);
+    expect(problems(`${BASE}views: "12"\n`)).toHaveLength(1);
+  });
+
+  test('badges are verified, official or helper, each once', () => {
+    expect(value(`${BASE}badges: [helper, verified]\n`).badges).toEqual(['helper', 'verified']);
+    expect(problems(`${BASE}badges: [verified, staff]\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:20 \`badges[1]\`: must be one of \`verified\`, \`official\`, \`helper\`",
+      ]
+    `);
+    expect(problems(`${BASE}badges: [verified, verified]\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:9 \`badges\`: must not list a badge twice",
+      ]
+    `);
+    expect(problems(`${BASE}badges: verified\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:9 \`badges\`: must be a list, like \`[verified, helper]\`",
+      ]
+    `);
+  });
+
+  test('decoration is an id', () => {
+    expect(value(`${BASE}decoration: sakura\n`).decoration).toBe('sakura');
+    expect(problems(`${BASE}decoration: sakura.yaml\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:13 \`decoration\`: must be the id of a file in content/decorations/ (its name without \`.yaml\`)",
+      ]
+    `);
+  });
+
+  test('socials are { platform, url } with a lowercase platform and an http(s) URL, in file order', () => {
+    const v = value(`${BASE}socials:\n  - platform: youtube\n    url: https://youtube.com/@a\n  - platform: github\n    url: http://github.com/a\n`);
+    expect(v.socials.map((s) => s.platform)).toEqual(['youtube', 'github']);
+    expect(problems(`${BASE}socials:\n  - platform: GitHub\n    url: https://github.com/a\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:4:15 \`socials[0].platform\`: must be a lowercase platform name like \`github\` (a-z, 0-9, \`.\`, \`-\`)",
+      ]
+    `);
+    expect(problems(`${BASE}socials:\n  - platform: x\n    url: javascript:alert(1)\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:5:10 \`socials[0].url\`: must be a full \`https://\` or \`http://\` address, like \`https://github.com/alice\`",
+      ]
+    `);
+    expect(problems(`${BASE}socials:\n  - platform: x\n    url: ftp://example.com/a\n`)).toHaveLength(1);
+    expect(problems(`${BASE}socials:\n  - platform: github\n    link: https://github.com/a\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:4:5 \`socials[0].url\`: missing required key \`url\`
+          hint: add a \`url:\` line; its value must be a full \`https://\` or \`http://\` address, like \`https://github.com/alice\`",
+        "profiles/alice.yaml:5:5 \`socials[0].link\`: unknown key \`link\`
+          hint: the keys allowed here are \`platform\`, \`url\`",
+      ]
+    `);
+  });
+
+  test('suspension needs a reason and a date; the message is optional', () => {
+    expect(value(`${BASE}suspension:\n  reason: spam\n  at: 2025-06-30T18:45:00Z\n`).suspension).toEqual({ reason: 'spam', at: '2025-06-30T18:45:00Z' });
+    expect(problems(`${BASE}suspension:\n  message: gone\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:4:3 \`suspension.reason\`: missing required key \`reason\`
+          hint: add a \`reason:\` line; its value must be text",
+        "profiles/alice.yaml:4:3 \`suspension.at\`: missing required key \`at\`
+          hint: add a \`at:\` line; its value must be an ISO 8601 date-time with a zone, like \`2021-03-14T09:26:53Z\` or \`2021-03-14T11:26:53+02:00\`",
+      ]
+    `);
+  });
+
+  test('private holds any mapping, and nothing else is allowed', () => {
+    expect(value(`${BASE}private:\n  email: a@example.com\n  ids: [1, 2]\n`).private).toEqual({ email: 'a@example.com', ids: [1, 2] });
+    expect(problems(`${BASE}private: just a note\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:10 \`private\`: must be a mapping of notes (\`key: value\` lines)",
+      ]
+    `);
+  });
+
+  test('an unknown key is an error that suggests the right one', () => {
+    expect(problems('dispalyName: Alice\ncreatedAt: 2021-03-14T09:26:53Z\n')).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:1:1 \`displayName\`: missing required key \`displayName\`
+          hint: add a \`displayName:\` line; its value must be text",
+        "profiles/alice.yaml:1:1 \`dispalyName\`: unknown key \`dispalyName\`
+          hint: did you mean \`displayName\`?",
+      ]
+    `);
+    expect(problems(`${BASE}twitter: alice\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:1 \`twitter\`: unknown key \`twitter\`
+          hint: the keys allowed here are \`displayName\`, \`bio\`, \`createdAt\`, \`avatar\`, \`customDomain\`, \`views\`, \`badges\`, \`decoration\`, \`socials\`, \`suspension\`, \`private\`",
+      ]
+    `);
+  });
+});
+
+describe('YAML hazards', () => {
+  test('duplicate keys', () => {
+    expect(problems(`${BASE}views: 1\nviews: 2\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:4:1: a key appears twice in the same mapping
+          hint: keep one of them: YAML would silently use only one",
+      ]
+    `);
+  });
+  test('custom tags', () => {
+    expect(problems(`${BASE}bio: !!js/function "x"\n`)).toHaveLength(1);
+    expect(problems(`${BASE}bio: !shout hello\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:6: custom YAML tags are not allowed (Unresolved tag: !shout)
+          hint: remove the \`!tag\` and write a plain value",
+      ]
+    `);
+  });
+  test('a %YAML 1.1 directive', () => {
+    expect(problems(`%YAML 1.1\n---\n${BASE}`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:1:1: the \`%YAML 1.1\` directive is not supported: in YAML 1.1 words like \`no\` and \`on\` turn into booleans
+          hint: remove the directive; content files are YAML 1.2",
+      ]
+    `);
+  });
+  test('an alias bomb fails fast', () => {
+    const bomb = `${BASE}private:\n  a: &a [x, x, x, x, x, x, x, x, x, x]\n  b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n  c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n  d: [${Array(60).fill('*c').join(', ')}]\n`;
+    expect(problems(bomb)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml: Excessive alias count indicates a resource exhaustion attack
+          hint: use at most 50 aliases (\`*name\`) in a file, or write the values out",
+      ]
+    `);
+  });
+  test('syntax errors name the line', () => {
+    expect(problems(`${BASE}bio: "unterminated\n`)[0]).toMatch(/^profiles\/alice\.yaml:[34]:\d+: YAML syntax/);
+  });
+  test('an empty file', () => {
+    expect(problems('')).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:1:1: the file is empty
+          hint: write the keys as \`key: value\` lines",
+      ]
+    `);
+  });
+  test('__proto__ and constructor keys are unknown keys, and pollute nothing', () => {
+    expect(problems(`${BASE}__proto__:\n  polluted: true\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:3:1 \`__proto__\`: unknown key \`__proto__\`
+          hint: the keys allowed here are \`displayName\`, \`bio\`, \`createdAt\`, \`avatar\`, \`customDomain\`, \`views\`, \`badges\`, \`decoration\`, \`socials\`, \`suspension\`, \`private\`",
+      ]
+    `);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('creator, decoration and stats schemas', () => {
+  test('creator: category required, featured defaults to false', () => {
+    const r = parseYamlFile('creators/alice.yaml', 'category: art\n', CreatorSchema);
+    expect(r.ok && r.value).toEqual({ category: 'art', featured: false });
+    expect(problems('featured: yes\n', CreatorSchema)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:1:1 \`category\`: missing required key \`category\`
+          hint: add a \`category:\` line; its value must be text",
+        "profiles/alice.yaml:1:11 \`featured\`: must be \`true\` or \`false\`",
+      ]
+    `);
+  });
+  test('decoration: name and an image file', () => {
+    const r = parseYamlFile('decorations/sakura.yaml', 'name: Sakura\nfile: sakura.png\n', DecorationSchema);
+    expect(r.ok && r.value).toEqual({ name: 'Sakura', file: 'sakura.png' });
+    expect(problems('name: Sakura\nfile: ../../etc/passwd\n', DecorationSchema)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:2:7 \`file\`: must be a plain image file name beside this file, ending in .png, .jpg, .jpeg, .gif, .webp, .avif",
+      ]
+    `);
+  });
+  test('views stats: username: count', () => {
+    const r = parseYamlFile('stats/views.yaml', 'dave: 1337\n', ViewsStatsSchema);
+    expect(r.ok && r.value).toEqual({ dave: 1337 });
+    expect(problems('Dave: -3\n', ViewsStatsSchema)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:1:1: \`Dave\` must be a username: 1 to 32 characters of a-z, 0-9, \`_\` and \`-\`, starting with a letter or digit",
+      ]
+    `);
+  });
+});

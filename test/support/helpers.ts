@@ -1,0 +1,29 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadContent } from '../../src/content/load.ts';
+import { splitTarget, type ApiRequest } from '../../src/http/response.ts';
+import { Site, buildSiteIndex } from '../../src/model/site.ts';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'content');
+export const SITE_URL = 'https://profiles.example.net';
+/** A fixed build time, so ages are exact: 2026-01-15T12:00:00Z. */
+export const BUILT_AT = new Date('2026-01-15T12:00:00Z');
+/** Values under `private:` in the fixture: none may appear in any answer or file. */
+export const PRIVATE_MARKERS = ['alice-private@example.com', '3f1c2b8e-9d4a-4e6f-a1b2-c3d4e5f60718', 'alice-private-extra-91ab', 'frank-private-note-7c1e'];
+
+export function fixtureSite(dir = FIXTURE) {
+  const { content, problems } = loadContent(dir);
+  if (problems.length) throw new Error(`fixture has problems: ${JSON.stringify(problems)}`);
+  const index = buildSiteIndex(content, { siteUrl: SITE_URL, builtAt: BUILT_AT });
+  return { content, index, site: new Site(index, { avatars: path.join(dir, 'avatars'), decorations: path.join(dir, 'decorations') }) };
+}
+
+/** An ApiRequest as our server makes it from a request line and headers. */
+export function request(target: string, init: { method?: string; headers?: Record<string, string> } = {}): ApiRequest {
+  const headers = Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  return splitTarget(init.method ?? 'GET', target, (name) => headers[name], performance.now());
+}
+
+export const bodyText = (body: string | Uint8Array | null) => (body === null ? '' : typeof body === 'string' ? body : Buffer.from(body).toString('utf8'));
+export const bodyJson = (r: { body: string | Uint8Array | null }) => JSON.parse(bodyText(r.body));
