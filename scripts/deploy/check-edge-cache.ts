@@ -29,7 +29,7 @@ import { parseArgs } from 'node:util';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'content');
 const SITE_URL = 'https://profiles.example.net';
-/** The contract's freshness and stale-while-revalidate windows (src/http/response.ts CACHE_CONTROL). */
+/** The contract's freshness and stale-while-revalidate windows (src/http/headers.ts CACHE_CONTROL). */
 const FRESH_S = 30;
 const STALE_S = 60;
 
@@ -276,7 +276,7 @@ for (const { kind, stale, expire } of KINDS) {
 cleanUp();
 if (problems.length) {
   console.error(`\n${problems.length} problem(s):\n${problems.map((p) => `  ${p}`).join('\n')}`);
-  console.error('\nA MISS where a HIT belongs means a header stops the cache (Set-Cookie, Vary, private, no-store) or the key differs; see src/http/response.ts COMMON_HEADERS.');
+  console.error('\nA MISS where a HIT belongs means a header stops the cache (Set-Cookie, Vary, private, no-store) or the key differs; see src/http/headers.ts COMMON_HEADERS.');
   process.exit(1);
 }
 console.log(`\ncheck:edge: ${KINDS.length * 2} addresses behave as Cache-Control says${values.quick ? ' (t = 0 only, --quick)' : ': fresh 30 s, stale-while-revalidate 60 s, then expired'}.`);

@@ -4,10 +4,10 @@
 import { USERNAME_PATTERN, USERNAME_RULE } from '../schemas/common.ts';
 import { creatorsPage, parseCreatorsQuery, type CreatorsQuery } from '../model/creators-list.ts';
 import { defaultAvatarSvg } from '../ui/default-avatar.ts';
+import { JSON_HEADERS } from '../http/headers.ts';
 import {
-  COMMON_HEADERS, JSON_TYPE, SVG_CSP, elapsed, errorJson, etagOf, fileResponse, finish, isReadMethod, methodNotAllowed, notFound, nowIso,
-  preflight, successBody, successJson,
-  type ApiRequest, type ApiResponse,
+  elapsed, errorJson, etagOf, finish, imageResponse, isReadMethod, methodNotAllowed, notFound, nowIso, preflight, successBody, successJson,
+  svgResponse, type ApiRequest, type ApiResponse,
 } from '../http/response.ts';
 import type { Site } from '../model/site.ts';
 
@@ -59,18 +59,17 @@ function userAnswer(req: ApiRequest, site: Site, checked: Checked): ApiResponse 
 }
 
 /**
- * The pre-rendered answer of `/api/v1/users/<username>`: the build writes it as a static file
- * (meta.timestamp is the build time, executionTimeMs 0) and the server answers the same bytes from
- * memory, since lookups from disk ran at half the rate once a directory's files outgrew the
- * server's file cache (100,000 profiles: 0.36x of a bare server, 0.7x from memory). `username` must be exact (lowercase); the
- * ETag is strong, the hash of these bytes, as a static host's would be.
+ * The pre-rendered answer of `/api/v1/users/<username>`, as the build writes its file (meta.timestamp
+ * the build time, executionTimeMs 0); the Node server answers these same bytes from memory, which
+ * is faster than from disk at scale (docs/scale.md). `username` must be exact (lowercase); the ETag
+ * is strong, the hash of these bytes, as a static host's would be.
  */
 export function prerenderedUser(site: Site, username: string): ApiResponse | undefined {
   const entry = site.user(username);
   if (!entry) return undefined;
   const body = prerenderedUserBody(site, entry.data);
   entry.fileEtag ??= etagOf(body);
-  return { status: 200, headers: { ...COMMON_HEADERS, 'content-type': JSON_TYPE, etag: entry.fileEtag }, body };
+  return { status: 200, headers: { ...JSON_HEADERS, etag: entry.fileEtag }, body };
 }
 
 /** The bytes of a user's pre-rendered answer (`prerenderedUser`), as the build writes them. */
@@ -119,10 +118,8 @@ export async function avatar(site: Site, req: ApiRequest): Promise<ApiResponse> 
   if (!entry) return errorJson(404, 'USER_NOT_FOUND', `No user is called \`${checked.username}\`.`, req);
   const file = site.avatarFile(checked.username);
   const media = file ? await site.media('avatars', file) : undefined;
-  if (media) return fileResponse(media.bytes, media.type, { etag: media.etag });
-  return fileResponse(defaultAvatarSvg(entry.username, entry.displayName), 'image/svg+xml; charset=utf-8', {
-    'content-security-policy': SVG_CSP,
-  });
+  if (media) return imageResponse(media.bytes, media.type, media.etag);
+  return svgResponse(defaultAvatarSvg(entry.username, entry.displayName));
 }
 
 /** GET /api/decoration?f=<file>: only files declared in content/decorations/. */
@@ -135,7 +132,7 @@ export async function decoration(site: Site, req: ApiRequest): Promise<ApiRespon
   // The name must be one the build declared: nothing else, and no path, ever reaches the disk.
   const media = site.hasDecorationFile(file) ? await site.media('decorations', file) : undefined;
   if (!media) return errorJson(404, 'DECORATION_NOT_FOUND', 'There is no decoration with this file name.', req);
-  return fileResponse(media.bytes, media.type, { etag: media.etag });
+  return imageResponse(media.bytes, media.type, media.etag);
 }
 
 /** An answer now, or later for the routes that read an image file. */
@@ -159,9 +156,7 @@ function route(site: Site, req: ApiRequest): Answer {
 
 /**
  * Method rules, routing, conditional GET and HEAD for any API request. Never throws for any input.
- * Synchronous but for the image routes: a lookup then costs no promise and no trip through the
- * microtask queue (with `nowIso`, ~7% more query lookups and ~9% more 404s per second, in
- * alternating wrk runs on the 100,000-profile build).
+ * Synchronous but for the image routes, so a lookup costs no promise (measured: commit b3f55d0).
  */
 export function dispatch(site: Site, req: ApiRequest): Answer {
   if (req.method === 'OPTIONS') return preflight();

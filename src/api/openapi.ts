@@ -7,7 +7,8 @@ import {
   UsernameParamSchema, UsernameQuerySchema, type PublicUser,
 } from '../schemas/api.ts';
 import { AVATAR_PATH, CREATORS_PATH, DECORATION_PATH, USERS_PATH, creatorsAnswer } from './handler.ts';
-import { errorJson, successJson, ALLOWED_METHODS, CACHE_CONTROL, type ApiResponse } from '../http/response.ts';
+import { ALLOWED_METHODS, CACHE_CONTROL } from '../http/headers.ts';
+import { errorJson, successJson, type ApiResponse } from '../http/response.ts';
 import type { Site } from '../model/site.ts';
 
 type Json = Record<string, unknown>;

@@ -1,5 +1,5 @@
 // The `_headers` file for static hosts (Netlify, Cloudflare Pages) that serve dist/client without
-// our server: the same headers src/server/static-files.ts `staticHeaders()` gives each file.
+// our server: the same headers the policy (src/http/headers.ts) gives each file.
 //
 // Both hosts apply every rule whose path matches a request and join the values of a header set by
 // two matching rules with a comma. So no header is ever set by two rules that can match the same
@@ -9,31 +9,11 @@
 // later is covered without editing this module.
 import fs from 'node:fs';
 import path from 'node:path';
-import { CACHE_CONTROL, COMMON_HEADERS, HTML_CSP, IMMUTABLE_CACHE_CONTROL, JSON_TYPE, SVG_CSP } from '../http/response.ts';
+import { CACHE_CONTROL, COMMON_HEADERS, IMMUTABLE_CACHE_CONTROL, NOT_SERVED, addressOf, staticHostRuleHeaders } from '../http/headers.ts';
 
 export const HEADERS_FILE = '_headers';
 
-/** Files a static host uses itself rather than serving at their own address. */
-const NOT_SERVED = new Set([HEADERS_FILE, '_redirects', '404.html', '500.html']);
-
 type Headers = Record<string, string>;
-
-/** The headers that depend on the kind of file. Content types with an extension are the host's. */
-function kindHeaders(file: string): Headers {
-  const ext = path.posix.extname(file);
-  if (ext === '.html') return { 'content-security-policy': HTML_CSP, 'x-frame-options': 'DENY' };
-  if (ext === '.svg') return { 'content-security-policy': SVG_CSP };
-  // Pre-rendered API answers have no extension (`/api/v1/users/alice`), so no host can guess them.
-  if (ext === '' && (file.startsWith('api/') || file.startsWith('service-api/'))) return { 'content-type': JSON_TYPE };
-  return {};
-}
-
-/** The address a host serves a file at: `p/alice.html` at `/p/alice`, `index.html` at `/`. */
-function addressOf(file: string): string {
-  if (file === 'index.html') return '/';
-  if (file.endsWith('/index.html')) return `/${file.slice(0, -'/index.html'.length)}`;
-  return `/${file.replace(/\.html$/, '')}`;
-}
 
 /**
  * The `_headers` text for a build whose dist/client holds `files` (paths relative to it, with `/`).
@@ -67,10 +47,10 @@ export function staticHostHeaders(files: readonly string[]): string {
   }
   const hasSubfolder = (dir: string) => [...folders.keys()].some((d) => d !== dir && (dir === '.' || d.startsWith(`${dir}/`)));
   for (const [dir, inDir] of folders) {
-    const kinds = inDir.map((f) => JSON.stringify(kindHeaders(f)));
+    const kinds = inDir.map((f) => JSON.stringify(staticHostRuleHeaders(f)));
     const oneRule = dir !== '.' && !hasSubfolder(dir) && !inDir.includes(`${dir}/index.html`) && kinds.every((k) => k === kinds[0]);
-    if (oneRule) add(`/${dir}/*`, kindHeaders(inDir[0]!));
-    else for (const f of inDir) add(addressOf(f), kindHeaders(f));
+    if (oneRule) add(`/${dir}/*`, staticHostRuleHeaders(inDir[0]!));
+    else for (const f of inDir) add(addressOf(f), staticHostRuleHeaders(f));
   }
 
   const blocks = [...rules].map(([pattern, headers]) => `${pattern}\n${Object.entries(headers).map(([k, v]) => `  ${titleCase(k)}: ${v}`).join('\n')}`);

@@ -1,8 +1,12 @@
-// The one place that builds API responses: envelope, status, Content-Type, CORS, Cache-Control,
-// ETag and conditional GET. Handlers return plain `ApiResponse` objects, so tests call them without
-// a port and the server writes them without building Web `Response` objects on the hot path.
+// The one place that builds answers: the JSON envelope, status, ETag and conditional GET, with the
+// headers of the policy in headers.ts. Handlers return plain `ApiResponse` objects, so tests call
+// them without a port and the server writes them without building Web `Response` objects.
 import { createHash } from 'node:crypto';
 import { API_VERSION, type ErrorCode } from '../schemas/api.ts';
+import {
+  ALLOWED_METHODS, HTML_HEADERS, JSON_HEADERS, METHOD_NOT_ALLOWED_HEADERS, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS,
+  SERVER_ERROR_HEADERS, SVG_HEADERS, COMMON_HEADERS, redirectHeaders,
+} from './headers.ts';
 
 export interface ApiResponse {
   status: number;
@@ -23,40 +27,6 @@ export interface ApiRequest {
   /** `performance.now()` when the request arrived, for `meta.executionTimeMs`. */
   startedAt: number;
 }
-
-/** An edge cache keeps answers 30 s and may serve a stale copy 60 s more while it refreshes (RFC 5861). */
-export const CACHE_CONTROL = 'public, max-age=30, s-maxage=30, stale-while-revalidate=60';
-/** Fingerprinted build assets (`/_astro/*`) never change under the same name. */
-export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
-export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
-
-/** Sent on every response, static files and errors included. */
-export const COMMON_HEADERS: Readonly<Record<string, string>> = {
-  'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'ETag',
-  'cache-control': CACHE_CONTROL,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'strict-origin-when-cross-origin',
-};
-
-/**
- * Preflight answer. A `*` in Access-Control-Allow-Headers does not cover `Authorization` (Fetch
- * standard, CORS-safelisted rules), so it is named; the `*` lets any other header through.
- */
-export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
-  ...COMMON_HEADERS,
-  'access-control-allow-methods': ALLOWED_METHODS,
-  'access-control-allow-headers': 'Authorization, *',
-  'access-control-max-age': '86400',
-};
-
-export const JSON_TYPE = 'application/json; charset=utf-8';
-export const HTML_TYPE = 'text/html; charset=utf-8';
-
-/** Content Security Policy of our HTML: no script at all, styles and images from us only. */
-export const HTML_CSP = "default-src 'none'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-/** A generated SVG can never run script, even opened on its own. */
-export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
 export const isReadMethod = (method: string) => method === 'GET' || method === 'HEAD';
 
@@ -103,7 +73,7 @@ export function successJson(
   const links = opts.linksJson ? `,"links":${opts.linksJson}` : '';
   return {
     status: 200,
-    headers: { ...COMMON_HEADERS, 'content-type': JSON_TYPE, etag: opts.etag ?? `W/${etagOf(`${dataJson}${opts.metaExtra ?? ''}${links}`)}` },
+    headers: { ...JSON_HEADERS, etag: opts.etag ?? `W/${etagOf(`${dataJson}${opts.metaExtra ?? ''}${links}`)}` },
     body: successBody(dataJson, opts),
   };
 }
@@ -120,23 +90,43 @@ export function successBody(dataJson: string | Buffer, opts: { timestamp: string
   return typeof dataJson === 'string' ? `${SUCCESS_HEAD}${dataJson}${tail}` : Buffer.concat([SUCCESS_HEAD_BYTES, dataJson, Buffer.from(tail)]);
 }
 
-export function errorJson(status: number, code: ErrorCode, message: string, req?: ApiRequest, extraHeaders: Record<string, string> = {}): ApiResponse {
+/** A JSON error answer; `headers` is one of the policy's (headers.ts), by what caused the error. */
+export function errorJson(status: number, code: ErrorCode, message: string, req?: ApiRequest, headers: Readonly<Record<string, string>> = JSON_HEADERS): ApiResponse {
   // Written out rather than JSON.stringify of an object: 404s of unknown names are as fast as lookups.
   const body = `{"success":false,"error":{"code":${JSON.stringify(code)},"message":${JSON.stringify(message)}},"meta":${meta(nowIso(), req ? elapsed(req) : 0)}}`;
-  return { status, headers: { ...COMMON_HEADERS, 'content-type': JSON_TYPE, ...extraHeaders }, body };
+  return { status, headers, body };
 }
 
 export const notFound = (req: ApiRequest, message = 'There is nothing at this address.') => errorJson(404, 'NOT_FOUND', message, req);
 
 export const methodNotAllowed = (req: ApiRequest) =>
-  errorJson(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed: this API is read-only (${ALLOWED_METHODS}).`, req, { allow: ALLOWED_METHODS });
+  errorJson(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed: this API is read-only (${ALLOWED_METHODS}).`, req, METHOD_NOT_ALLOWED_HEADERS);
 
-export const preflight = (): ApiResponse => ({ status: 204, headers: { ...PREFLIGHT_HEADERS }, body: null });
+/** A failure of ours (a bug, a disk error): never stored by a cache. */
+export const serverError = () => errorJson(500, 'INTERNAL_ERROR', 'The server failed to answer this request.', undefined, SERVER_ERROR_HEADERS);
 
-/** A file or generated image, with the common headers. */
-export function fileResponse(body: Uint8Array | string, contentType: string, extra: Record<string, string> = {}): ApiResponse {
-  return { status: 200, headers: { ...COMMON_HEADERS, 'content-type': contentType, etag: extra.etag ?? etagOf(body), ...extra }, body };
+/** An error about the request's own bytes (400, 414, 431): never stored by a cache, and the connection is closed. */
+export const requestError = (status: 400 | 414 | 431, message: string, req?: ApiRequest) =>
+  errorJson(status, 'BAD_REQUEST', message, req, REQUEST_ERROR_HEADERS);
+
+export const preflight = (): ApiResponse => ({ status: 204, headers: PREFLIGHT_HEADERS, body: null });
+
+/** An image file (an avatar or a decoration) of a known type. */
+export function imageResponse(body: Uint8Array, contentType: string, etag = etagOf(body)): ApiResponse {
+  return { status: 200, headers: { ...COMMON_HEADERS, 'content-type': contentType, etag }, body };
 }
+
+/** An SVG we generated, served so that it can never run script. */
+export const svgResponse = (svg: string): ApiResponse => ({ status: 200, headers: { ...SVG_HEADERS, etag: etagOf(svg) }, body: svg });
+
+/** A JSON document that is not an API answer (`/openapi.json`). */
+export const jsonDocument = (json: string): ApiResponse => ({ status: 200, headers: { ...JSON_HEADERS, etag: etagOf(json) }, body: json });
+
+/** The HTML 404 page, for any address that is neither a file nor an API route. */
+export const notFoundPage = (html: Uint8Array | string): ApiResponse => ({ status: 404, headers: HTML_HEADERS, body: html });
+
+/** A permanent redirect to the canonical address of a page (`/p/ALICE` to `/p/alice`). */
+export const permanentRedirect = (location: string): ApiResponse => ({ status: 308, headers: redirectHeaders(location), body: null });
 
 /**
  * Applies what every GET/HEAD answer shares: 304 when If-None-Match matches, and no body on HEAD.

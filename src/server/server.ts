@@ -6,8 +6,9 @@ import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { USER_PREFIX, dispatch, foldAscii, isApiPath, prerenderedUser } from '../api/handler.ts';
+import { ASTRO_PAGE_HEADERS } from '../http/headers.ts';
 import {
-  COMMON_HEADERS, HTML_CSP, HTML_TYPE, JSON_TYPE, errorJson, finish, isReadMethod, methodNotAllowed, preflight, splitTarget,
+  finish, isReadMethod, methodNotAllowed, notFoundPage, permanentRedirect, preflight, requestError, serverError, splitTarget,
   type ApiRequest, type ApiResponse,
 } from '../http/response.ts';
 import { Site, buildLayout, loadBuiltSite } from '../model/site.ts';
@@ -72,11 +73,7 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
   };
   fs.watchFile(indexFile, { interval: RELOAD_POLL_MS }, onChange);
 
-  const notFoundPage = (req: ApiRequest): ApiResponse => finish(req, {
-    status: 404,
-    headers: { ...COMMON_HEADERS, 'content-type': HTML_TYPE, 'content-security-policy': HTML_CSP, 'x-frame-options': 'DENY' },
-    body: current.notFoundHtml,
-  });
+  const notFound = (req: ApiRequest): ApiResponse => finish(req, notFoundPage(current.notFoundHtml));
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const request = splitTarget(req.method ?? 'GET', req.url ?? '/', (name) => headerOf(req, name), performance.now());
@@ -104,33 +101,28 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
     if (decoded?.startsWith('/p/')) {
       const wanted = foldAscii(decoded.replace(/\/+$/, ''));
       if (wanted !== decoded && files.has(wanted)) {
-        return send(res, { status: 308, headers: { ...COMMON_HEADERS, location: wanted }, body: null });
+        return send(res, permanentRedirect(wanted));
       }
     }
     if (astro && decoded !== undefined && !decoded.startsWith('/p/')) {
       // Astro answers its own on-demand pages; it calls `next` when it has none for this path.
-      for (const [k, v] of Object.entries(COMMON_HEADERS)) res.setHeader(k, v);
-      return astro(req, res, () => send(res, notFoundPage(request)), { site });
+      for (const [k, v] of Object.entries(ASTRO_PAGE_HEADERS)) res.setHeader(k, v);
+      return astro(req, res, () => send(res, notFound(request)), { site });
     }
-    return send(res, notFoundPage(request));
+    return send(res, notFound(request));
   }
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       console.error(`error answering ${req.method} ${req.url}:`, error);
-      // `no-store`: an edge must not keep a failure (a bug, a transient disk error) for 30 + 60 s
-      // and hand it to everyone; deliberate 4xx answers keep the cacheable common headers.
-      if (!res.headersSent) send(res, errorJson(500, 'INTERNAL_ERROR', 'The server failed to answer this request.', undefined, { 'cache-control': 'no-store' }));
+      if (!res.headersSent) send(res, serverError());
       else res.destroy();
     });
   });
   // A request Node cannot even parse still gets a JSON answer with the common headers.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();
-    const body = errorJson(400, 'BAD_REQUEST', 'The request could not be parsed.').body as string;
-    const headers = Object.entries({ ...COMMON_HEADERS, 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
-      .map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    socket.end(`HTTP/1.1 400 Bad Request\r\n${headers}\r\n${body}`);
+    socket.end(rawAnswer(requestError(400, 'The request could not be parsed.')));
   });
   return {
     server,
@@ -149,6 +141,13 @@ function send(res: http.ServerResponse, r: ApiResponse): void {
   }
   res.writeHead(r.status, headers);
   res.end(r.body ?? undefined);
+}
+
+/** An answer as the bytes of an HTTP/1.1 message, for a socket Node's parser gave up on. */
+function rawAnswer(r: ApiResponse): string {
+  const body = typeof r.body === 'string' ? r.body : '';
+  const headers = Object.entries({ ...r.headers, 'content-length': String(Buffer.byteLength(body)) }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  return `HTTP/1.1 ${r.status} ${http.STATUS_CODES[r.status]}\r\n${headers}\r\n${body}`;
 }
 
 function headerOf(req: http.IncomingMessage, name: string): string | undefined {

@@ -3,32 +3,13 @@
 // cannot reach a file outside dist/client.
 import fs from 'node:fs';
 import path from 'node:path';
-import { COMMON_HEADERS, HTML_CSP, HTML_TYPE, IMMUTABLE_CACHE_CONTROL, JSON_TYPE, SVG_CSP, etagOf } from '../http/response.ts';
-
-const TYPES: Record<string, string> = {
-  '.html': HTML_TYPE,
-  '.css': 'text/css; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.json': JSON_TYPE,
-  '.txt': 'text/plain; charset=utf-8',
-  '.xml': 'application/xml; charset=utf-8',
-  '.webmanifest': 'application/manifest+json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.avif': 'image/avif',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-};
+import { NOT_SERVED, addressOf, staticFileHeaders } from '../http/headers.ts';
+import { etagOf } from '../http/response.ts';
 
 export interface StaticFile {
   /** Relative to the root: 200,000 absolute paths were ~20 MB of heap at 100,000 profiles. */
   rel: string;
-  /** Shared by every file of one kind (see `staticHeaders`): never modified. */
+  /** Shared by every file of one kind (`staticFileHeaders`): never modified. */
   headers: Readonly<Record<string, string>>;
 }
 
@@ -37,40 +18,6 @@ export interface LoadedFile {
   headers: Record<string, string>;
   /** Used since the cache last considered evicting it. */
   used: boolean;
-}
-
-/** The headers a static file is served with: the same a `_headers` file gives a static host. */
-export function staticHeaders(urlPath: string, ext: string): Readonly<Record<string, string>> {
-  const kind = `${ext}\0${urlPath.startsWith('/_astro/')}\0${urlPath.startsWith('/api/') || urlPath.startsWith('/service-api/')}`;
-  let headers = HEADERS_BY_KIND.get(kind);
-  if (!headers) HEADERS_BY_KIND.set(kind, headers = Object.freeze(headersFor(urlPath, ext)));
-  return headers;
-}
-
-/** One frozen object per kind of file: 200,000 files share a handful. */
-const HEADERS_BY_KIND = new Map<string, Readonly<Record<string, string>>>();
-
-function headersFor(urlPath: string, ext: string): Record<string, string> {
-  // API files have no extension (`/api/v1/users/alice`): they are JSON.
-  const type = TYPES[ext] ?? (ext === '' && (urlPath.startsWith('/api/') || urlPath.startsWith('/service-api/')) ? JSON_TYPE : 'application/octet-stream');
-  const headers: Record<string, string> = { ...COMMON_HEADERS, 'content-type': type };
-  if (urlPath.startsWith('/_astro/')) headers['cache-control'] = IMMUTABLE_CACHE_CONTROL;
-  if (type === HTML_TYPE) {
-    headers['content-security-policy'] = HTML_CSP;
-    headers['x-frame-options'] = 'DENY';
-  }
-  if (ext === '.svg') headers['content-security-policy'] = SVG_CSP;
-  return headers;
-}
-
-/** Maps each file to the address it is served at: `p/alice.html` at `/p/alice`, `index.html` at `/`. */
-export function urlPathOf(rel: string): string | undefined {
-  const posix = rel.split(path.sep).join('/');
-  if (posix === '404.html' || posix === '500.html' || posix === '_headers') return undefined;
-  if (posix === 'index.html') return '/';
-  if (posix.endsWith('/index.html')) return `/${posix.slice(0, -'/index.html'.length)}`;
-  if (posix.endsWith('.html')) return `/${posix.slice(0, -'.html'.length)}`;
-  return `/${posix}`;
 }
 
 export class StaticFiles {
@@ -89,9 +36,10 @@ export class StaticFiles {
       if (!entry.isFile()) continue;
       const file = path.join(entry.parentPath, entry.name);
       const rel = path.relative(root, file);
-      const urlPath = urlPathOf(rel);
-      if (!urlPath) continue;
-      this.#files.set(urlPath, { rel, headers: staticHeaders(urlPath, path.extname(entry.name)) });
+      const posix = rel.split(path.sep).join('/');
+      if (NOT_SERVED.has(posix)) continue;
+      const urlPath = addressOf(posix);
+      this.#files.set(urlPath, { rel, headers: staticFileHeaders(urlPath, path.extname(entry.name)) });
     }
     const notFound = path.join(root, '404.html');
     this.notFoundPage = fs.existsSync(notFound) ? notFound : undefined;

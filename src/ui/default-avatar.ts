@@ -1,5 +1,5 @@
 // The generated avatar of a profile without an image: its first letter on a colour picked from the
-// username, as a small SVG. Served with a CSP that forbids script (see SVG_CSP).
+// username, as a small SVG. Served with a CSP that forbids script (SVG_CSP in src/http/headers.ts).
 
 const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.codePointAt(0)};`);
 

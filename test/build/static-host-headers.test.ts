@@ -4,7 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { staticHostHeaders } from '../../src/build/static-host-headers.ts';
-import { staticHeaders, urlPathOf } from '../../src/server/static-files.ts';
+import { NOT_SERVED, addressOf, staticFileHeaders } from '../../src/http/headers.ts';
+
+/** The address the server serves a file at, or undefined for files only a host reads. */
+const urlPathOf = (file: string) => (NOT_SERVED.has(file) ? undefined : addressOf(file));
 import { buildAndServe, type BuiltServer } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
 
@@ -128,14 +131,14 @@ describe('the _headers text', () => {
     ['a folder of pages, pictures and data', ['guide/index.html', 'guide/diagram.svg', 'guide/data.json', 'guide/part/one.html', 'index.html']],
     ['a folder with an index page only', ['help/index.html', 'robots.txt', '_astro/a.js', '_astro/nested/b.css']],
     ['extensionless API files beside others', ['api/v1/users/alice', 'api/v1/users/readme.txt', 'service-api/v1/creators', 'service-api/v1/creators.svg']],
-  ])('%s: every file gets exactly the headers staticHeaders() gives it', (_, files) => {
+  ])('%s: every file gets exactly the headers staticFileHeaders() gives it', (_, files) => {
     const text = staticHostHeaders(files);
     for (const file of files) {
       const address = urlPathOf(file);
       if (!address) continue; // 404.html: the host's own
 
       const ext = path.posix.extname(file);
-      const expected = { ...staticHeaders(address, ext) };
+      const expected = { ...staticFileHeaders(address, ext) };
       // A host picks the content type from the extension itself.
       if (ext !== '') delete expected['content-type'];
       expect(hostHeaders(text, address), file).toEqual(expected);

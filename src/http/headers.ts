@@ -1,0 +1,149 @@
+// The one header policy: every header of every answer is decided here, for the API, static files,
+// pages, images, redirects and errors, and for the `_headers` file static hosts read. Everything
+// else asks this module; nothing else names a header value.
+
+/** An edge cache keeps answers 30 s and may serve a stale copy 60 s more while it refreshes (RFC 5861). */
+export const CACHE_CONTROL = 'public, max-age=30, s-maxage=30, stale-while-revalidate=60';
+/** Fingerprinted build assets (`/_astro/*`) never change under the same name. */
+export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+/**
+ * For answers that depend on more than the method and URL a shared cache keys on (a request's
+ * headers, its framing) or on a failure of ours: a stored copy would be handed to everyone asking
+ * that URL (RFC 9111 §5.2.2.5).
+ */
+export const NO_STORE = 'no-store';
+export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const HTML_TYPE = 'text/html; charset=utf-8';
+export const SVG_TYPE = 'image/svg+xml; charset=utf-8';
+
+/** Content Security Policy of our HTML: no script at all, styles and images from us only. */
+export const HTML_CSP = "default-src 'none'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/** A generated SVG can never run script, even opened on its own. */
+export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+
+type Headers = Readonly<Record<string, string>>;
+
+/** Sent on every answer, static files and errors included. */
+export const COMMON_HEADERS: Headers = Object.freeze({
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ETag',
+  'cache-control': CACHE_CONTROL,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+});
+
+/**
+ * Preflight answer. A `*` in Access-Control-Allow-Headers does not cover `Authorization` (Fetch
+ * standard, CORS-safelisted rules), so it is named; the `*` lets any other header through.
+ */
+export const PREFLIGHT_HEADERS: Headers = Object.freeze({
+  ...COMMON_HEADERS,
+  'access-control-allow-methods': ALLOWED_METHODS,
+  'access-control-allow-headers': 'Authorization, *',
+  'access-control-max-age': '86400',
+});
+
+const HTML_ONLY: Headers = { 'content-security-policy': HTML_CSP, 'x-frame-options': 'DENY' };
+
+/** A JSON answer of the API, success or a URL's own 4xx (the same for everyone who asks). */
+export const JSON_HEADERS: Headers = Object.freeze({ ...COMMON_HEADERS, 'content-type': JSON_TYPE });
+/** A page (the 404 page included). */
+export const HTML_HEADERS: Headers = Object.freeze({ ...COMMON_HEADERS, 'content-type': HTML_TYPE, ...HTML_ONLY });
+/** A generated SVG image. */
+export const SVG_HEADERS: Headers = Object.freeze({ ...COMMON_HEADERS, 'content-type': SVG_TYPE, 'content-security-policy': SVG_CSP });
+
+/** A failure of ours: never kept by an edge, so a transient error is not handed to everyone for 90 s. */
+export const SERVER_ERROR_HEADERS: Headers = Object.freeze({ ...JSON_HEADERS, 'cache-control': NO_STORE });
+
+/**
+ * An error about the request's own bytes (unparseable, oversized headers or target): a cache keys
+ * on the URL alone, so storing it would answer everyone's normal request for that URL with it.
+ */
+export const REQUEST_ERROR_HEADERS: Headers = Object.freeze({ ...JSON_HEADERS, 'cache-control': NO_STORE, connection: 'close' });
+
+/** A 405: the methods we answer. */
+export const METHOD_NOT_ALLOWED_HEADERS: Headers = Object.freeze({ ...JSON_HEADERS, allow: ALLOWED_METHODS });
+
+/** A permanent redirect to our own canonical address of a page. */
+export const redirectHeaders = (location: string): Record<string, string> => ({ ...COMMON_HEADERS, location });
+
+/** What answers from Astro's own request handler start with; Astro adds its content type. */
+export const ASTRO_PAGE_HEADERS = COMMON_HEADERS;
+
+/** Content types by extension, for static files and content images. */
+export const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.html': HTML_TYPE,
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.json': JSON_TYPE,
+  '.txt': 'text/plain; charset=utf-8',
+  '.xml': 'application/xml; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.avif': 'image/avif',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+};
+
+const isApiAddress = (address: string) => address.startsWith('/api/') || address.startsWith('/service-api/');
+
+/**
+ * The address a static host serves a build file at (path relative to the client folder, with `/`):
+ * `p/alice.html` at `/p/alice`, `index.html` at `/`. Files in NOT_SERVED have none.
+ */
+export function addressOf(file: string): string {
+  if (file === 'index.html') return '/';
+  if (file.endsWith('/index.html')) return `/${file.slice(0, -'/index.html'.length)}`;
+  if (file.endsWith('.html')) return `/${file.slice(0, -'.html'.length)}`;
+  return `/${file}`;
+}
+
+/** Files a static host uses itself rather than serving at their own address. */
+export const NOT_SERVED: ReadonlySet<string> = new Set(['_headers', '_redirects', '404.html', '500.html']);
+
+/** One frozen object per kind of file: 200,000 files share a handful. */
+const STATIC_BY_KIND = new Map<string, Headers>();
+
+/** The headers a static file of the build is served with, by its address and extension (ETag and length aside). */
+export function staticFileHeaders(address: string, ext: string): Headers {
+  const asset = address.startsWith('/_astro/');
+  const api = isApiAddress(address);
+  const kind = `${ext}\0${asset}\0${api}`;
+  let headers = STATIC_BY_KIND.get(kind);
+  if (!headers) {
+    // API files have no extension (`/api/v1/users/alice`): they are JSON.
+    const type = CONTENT_TYPES[ext] ?? (ext === '' && api ? JSON_TYPE : 'application/octet-stream');
+    const h: Record<string, string> = { ...COMMON_HEADERS, 'content-type': type };
+    if (asset) h['cache-control'] = IMMUTABLE_CACHE_CONTROL;
+    if (type === HTML_TYPE) Object.assign(h, HTML_ONLY);
+    if (ext === '.svg') h['content-security-policy'] = SVG_CSP;
+    STATIC_BY_KIND.set(kind, headers = Object.freeze(h));
+  }
+  return headers;
+}
+
+/**
+ * What a `_headers` rule must set for a file beyond `/*` and its Cache-Control rule: the headers of
+ * `staticFileHeaders` that differ from the common ones, and the content type only where a host
+ * cannot tell it from the extension.
+ */
+export function staticHostRuleHeaders(file: string): Record<string, string> {
+  const dot = file.lastIndexOf('.');
+  const ext = dot > file.lastIndexOf('/') ? file.slice(dot) : '';
+  const all = staticFileHeaders(addressOf(file), ext);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(all)) {
+    if (k === 'cache-control' || COMMON_HEADERS[k] === v) continue;
+    if (k === 'content-type' && ext !== '') continue;
+    out[k] = v;
+  }
+  return out;
+}
