@@ -7,8 +7,9 @@ import { defaultAvatarSvg } from '../ui/default-avatar.ts';
 import { JSON_HEADERS } from '../http/headers.ts';
 import {
   elapsed, errorJson, etagOf, finish, imageResponse, isReadMethod, methodNotAllowed, notFound, nowIso, preflight, successBody, successJson,
-  svgResponse, type ApiRequest, type ApiResponse,
+  svgResponse, type ApiResponse,
 } from '../http/response.ts';
+import type { ApiRequest } from '../http/request.ts';
 import type { Site } from '../model/site.ts';
 
 export const USERS_PATH = '/api/v1/users';

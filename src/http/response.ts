@@ -3,6 +3,7 @@
 // them without a port and the server writes them without building Web `Response` objects.
 import { createHash } from 'node:crypto';
 import { API_VERSION, type ErrorCode } from '../schemas/api.ts';
+import type { ApiRequest } from './request.ts';
 import {
   ALLOWED_METHODS, HTML_HEADERS, JSON_HEADERS, METHOD_NOT_ALLOWED_HEADERS, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS,
   SERVER_ERROR_HEADERS, SVG_HEADERS, COMMON_HEADERS, redirectHeaders,
@@ -12,20 +13,6 @@ export interface ApiResponse {
   status: number;
   headers: Record<string, string>;
   body: string | Uint8Array | null;
-}
-
-/** What a handler needs of a request; Web `Request` headers and Node's both fit. */
-export interface ApiRequest {
-  method: string;
-  /** The raw path, still percent-encoded, without the query. */
-  path: string;
-  /** The raw query, without `?` ('' when there is none). */
-  search: string;
-  /** The query, parsed when first read. */
-  readonly query: URLSearchParams;
-  header(name: string): string | undefined;
-  /** `performance.now()` when the request arrived, for `meta.executionTimeMs`. */
-  startedAt: number;
 }
 
 export const isReadMethod = (method: string) => method === 'GET' || method === 'HEAD';
@@ -150,30 +137,4 @@ export function finish(req: ApiRequest, res: ApiResponse): ApiResponse {
 /** For Astro routes (dev server and on-demand fallback). */
 export function toWebResponse(res: ApiResponse): Response {
   return new Response(res.body as BodyInit | null, { status: res.status, headers: res.headers });
-}
-
-/** Adapts a Web `Request` (Astro routes) to an ApiRequest. */
-export function fromWebRequest(request: Request, startedAt = performance.now()): ApiRequest {
-  const url = request.url;
-  const afterOrigin = url.indexOf('/', url.indexOf('//') + 2);
-  return splitTarget(request.method, afterOrigin < 0 ? '/' : url.slice(afterOrigin), (n) => request.headers.get(n) ?? undefined, startedAt);
-}
-
-/** Splits a request target (`/path?query#frag`) without the URL parser, which reads `//host` as a host. */
-export function splitTarget(method: string, target: string, header: (name: string) => string | undefined, startedAt: number): ApiRequest {
-  const hash = target.indexOf('#');
-  if (hash >= 0) target = target.slice(0, hash);
-  const q = target.indexOf('?');
-  const search = q < 0 ? '' : target.slice(q + 1);
-  let query: URLSearchParams | undefined;
-  return {
-    method: method.toUpperCase(),
-    path: q < 0 ? target : target.slice(0, q),
-    search,
-    get query() {
-      return (query ??= new URLSearchParams(search));
-    },
-    header,
-    startedAt,
-  };
 }

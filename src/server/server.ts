@@ -8,9 +8,9 @@ import { pathToFileURL } from 'node:url';
 import { USER_PREFIX, dispatch, foldAscii, isApiPath, prerenderedUser } from '../api/handler.ts';
 import { ASTRO_PAGE_HEADERS } from '../http/headers.ts';
 import {
-  finish, isReadMethod, methodNotAllowed, notFoundPage, permanentRedirect, preflight, requestError, serverError, splitTarget,
-  type ApiRequest, type ApiResponse,
+  finish, isReadMethod, methodNotAllowed, notFoundPage, permanentRedirect, preflight, requestError, serverError, type ApiResponse,
 } from '../http/response.ts';
+import { MAX_TARGET_BYTES, splitTarget, type ApiRequest } from '../http/request.ts';
 import { Site, buildLayout, loadBuiltSite } from '../model/site.ts';
 import { StaticFiles } from './static-files.ts';
 
@@ -76,7 +76,12 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
   const notFound = (req: ApiRequest): ApiResponse => finish(req, notFoundPage(current.notFoundHtml));
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const request = splitTarget(req.method ?? 'GET', req.url ?? '/', (name) => headerOf(req, name), performance.now());
+    const target = req.url ?? '/';
+    if (target.length > MAX_TARGET_BYTES) return send(res, requestError(414, `The request target is longer than ${MAX_TARGET_BYTES} bytes.`));
+    if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
+      return send(res, requestError(400, 'An HTTP/1.1 request must have a Host header (RFC 9112 §3.2).'));
+    }
+    const request = splitTarget(req.method ?? 'GET', target, (name) => headerOf(req, name), performance.now());
     const { site, files, astro } = current;
     if (request.method === 'OPTIONS') return send(res, preflight());
     if (!isReadMethod(request.method)) return send(res, methodNotAllowed(request));
@@ -112,7 +117,8 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
     return send(res, notFound(request));
   }
 
-  const server = http.createServer((req, res) => {
+  // A missing Host is answered by us (a JSON 400 with our headers), not by Node's bare 400.
+  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       console.error(`error answering ${req.method} ${req.url}:`, error);
       if (!res.headersSent) send(res, serverError());
@@ -122,7 +128,7 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
   // A request Node cannot even parse still gets a JSON answer with the common headers.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();
-    socket.end(rawAnswer(requestError(400, 'The request could not be parsed.')));
+    socket.end(rawAnswer(parseFailure(err)));
   });
   return {
     server,
@@ -141,6 +147,19 @@ function send(res: http.ServerResponse, r: ApiResponse): void {
   }
   res.writeHead(r.status, headers);
   res.end(r.body ?? undefined);
+}
+
+/**
+ * What to answer a request Node's parser refused. Over its 16 KiB limit on the request line and
+ * headers together, the status says which was too long: 414 if the request line alone is.
+ */
+function parseFailure(err: NodeJS.ErrnoException & { rawPacket?: Buffer }): ApiResponse {
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    const lineEnd = err.rawPacket?.indexOf('\r\n') ?? -1;
+    if (lineEnd < 0 || lineEnd > MAX_TARGET_BYTES) return requestError(414, `The request target is longer than ${MAX_TARGET_BYTES} bytes.`);
+    return requestError(431, 'The request headers are too large: send fewer or shorter headers (16 KiB in all at most).');
+  }
+  return requestError(400, 'The request could not be parsed.');
 }
 
 /** An answer as the bytes of an HTTP/1.1 message, for a socket Node's parser gave up on. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContent } from '../../src/content/load.ts';
-import { splitTarget, type ApiRequest } from '../../src/http/response.ts';
+import { splitTarget, type ApiRequest } from '../../src/http/request.ts';
 import { Site, buildSiteIndex } from '../../src/model/site.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

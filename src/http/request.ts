@@ -1,0 +1,62 @@
+// What a handler needs of a request, made from a Node request or a Web `Request`, and the limits
+// on a request's size.
+
+/**
+ * The longest request target answered (RFC 9112 §3 asks for at least 8,000 octets); a longer one
+ * is a 414. Node's own limit on the request line and headers together is 16 KiB: over it, a 431.
+ */
+export const MAX_TARGET_BYTES = 8192;
+
+/** What a handler needs of a request; Web `Request` headers and Node's both fit. */
+export interface ApiRequest {
+  method: string;
+  /** The raw path, still percent-encoded, without the query. */
+  path: string;
+  /** The raw query, without `?` ('' when there is none). */
+  search: string;
+  /** The query, parsed when first read. */
+  readonly query: URLSearchParams;
+  header(name: string): string | undefined;
+  /** `performance.now()` when the request arrived, for `meta.executionTimeMs`. */
+  startedAt: number;
+}
+
+/** Adapts a Web `Request` (Astro routes) to an ApiRequest. */
+export function fromWebRequest(request: Request, startedAt = performance.now()): ApiRequest {
+  const url = request.url;
+  const afterOrigin = url.indexOf('/', url.indexOf('//') + 2);
+  return splitTarget(request.method, afterOrigin < 0 ? '/' : url.slice(afterOrigin), (n) => request.headers.get(n) ?? undefined, startedAt);
+}
+
+/** `http://host` at the start of an absolute-form request target (RFC 9112 §3.2.2). */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+/**
+ * Splits a request target (`/path?query#frag`) without the URL parser, which reads `//host` as a
+ * host. An absolute-form target (`http://host/path`, which a server must accept) is the same
+ * request as its path: the host in it is ignored like the Host header.
+ */
+export function splitTarget(method: string, target: string, header: (name: string) => string | undefined, startedAt: number): ApiRequest {
+  if (target.charCodeAt(0) !== 47 /* / */) {
+    const origin = ABSOLUTE_FORM.exec(target);
+    if (origin) {
+      target = target.slice(origin[0].length);
+      if (target.charCodeAt(0) !== 47) target = `/${target}`;
+    }
+  }
+  const hash = target.indexOf('#');
+  if (hash >= 0) target = target.slice(0, hash);
+  const q = target.indexOf('?');
+  const search = q < 0 ? '' : target.slice(q + 1);
+  let query: URLSearchParams | undefined;
+  return {
+    method: method.toUpperCase(),
+    path: q < 0 ? target : target.slice(0, q),
+    search,
+    get query() {
+      return (query ??= new URLSearchParams(search));
+    },
+    header,
+    startedAt,
+  };
+}
