@@ -2,10 +2,8 @@
 // JSON Schema 2020-12, OpenAPI 3.1's dialect) and from real answers of this build as examples.
 // Never written by hand: a change to a schema changes the document.
 import { z } from 'astro/zod';
-import {
-  API_VERSION, CreatorsBodySchema, CreatorsQuerySchema, DecorationFileSchema, ErrorBodySchema, UserBodySchema,
-  UsernameParamSchema, UsernameQuerySchema, type PublicUser,
-} from '../schemas/api.ts';
+import { API_VERSION, CreatorsBodySchema, ErrorBodySchema, UserBodySchema, type PublicUser } from '../schemas/api.ts';
+import { CreatorsQuerySchema, DecorationFileSchema, UsernameParamSchema, UsernameQuerySchema } from '../schemas/queries.ts';
 import { AVATAR_PATH, CREATORS_PATH, DECORATION_PATH, USERS_PATH, creatorsAnswer } from './handler.ts';
 import { ALLOWED_METHODS, CACHE_CONTROL } from '../http/headers.ts';
 import { errorJson, successJson, type ApiResponse } from '../http/response.ts';

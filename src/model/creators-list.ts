@@ -1,9 +1,10 @@
 // The creators directory as a list API: filters, sorts and keyset cursors over the creators of one
 // build. The pre-rendered default answer and every on-demand page are made by `creatorsPage`, so
 // they cannot disagree.
-import { CREATOR_SORTS, DEFAULT_LIMIT, MAX_LIMIT, type CreatorSummary } from '../schemas/api.ts';
+import type { CreatorSummary } from '../schemas/api.ts';
+import { CREATOR_SORTS, CreatorsQuerySchema, parseQuery, type CreatorSort } from '../schemas/queries.ts';
 
-export type CreatorSort = (typeof CREATOR_SORTS)[number];
+export type { CreatorSort };
 
 /** A creator with what sorting needs beyond the public summary. */
 export interface CreatorRow {
@@ -70,62 +71,20 @@ function decodeCursor(raw: string, sort: CreatorSort): CreatorsQuery['cursor'] |
   return p.a !== undefined ? { after: key as CursorKey } : { before: key as CursorKey };
 }
 
-export type ParsedQuery = { ok: true; query: CreatorsQuery } | { ok: false; param: string; message: string };
+export type ParsedCreatorsQuery = { ok: true; query: CreatorsQuery } | { ok: false; param: string; message: string };
 
-/** Reads and checks the query parameters; unknown parameters (`utm_source`, cache busters) are ignored. */
-export function parseCreatorsQuery(params: URLSearchParams): ParsedQuery {
-  const one = (name: string): string | undefined | { error: string } => {
-    const all = params.getAll(name);
-    if (all.length > 1) return { error: `\`${name}\` is given ${all.length} times: give it once` };
-    return all[0];
-  };
-  const fail = (param: string, message: string): ParsedQuery => ({ ok: false, param, message });
-
-  const limitRaw = one('limit');
-  if (typeof limitRaw === 'object') return fail('limit', limitRaw.error);
-  let limit = DEFAULT_LIMIT;
-  if (limitRaw !== undefined) {
-    if (!/^\d{1,3}$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > MAX_LIMIT) {
-      return fail('limit', `\`limit\` must be a whole number from 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})`);
-    }
-    limit = Number(limitRaw);
-  }
-
-  const sortRaw = one('sort');
-  if (typeof sortRaw === 'object') return fail('sort', sortRaw.error);
-  if (sortRaw !== undefined && !(CREATOR_SORTS as readonly string[]).includes(sortRaw)) {
-    return fail('sort', `\`sort\` must be one of ${CREATOR_SORTS.map((s) => `\`${s}\``).join(', ')} (default \`featured\`)`);
-  }
-  const sort = (sortRaw ?? 'featured') as CreatorSort;
-
-  const categoryRaw = one('category');
-  if (typeof categoryRaw === 'object') return fail('category', categoryRaw.error);
-  if (categoryRaw !== undefined && (categoryRaw.trim() === '' || categoryRaw.length > 64)) {
-    return fail('category', '`category` must be a category name of 1 to 64 characters, e.g. `category=art`');
-  }
-
-  const featuredRaw = one('featured');
-  if (typeof featuredRaw === 'object') return fail('featured', featuredRaw.error);
-  if (featuredRaw !== undefined && featuredRaw !== 'true' && featuredRaw !== 'false') {
-    return fail('featured', '`featured` must be `true` or `false`');
-  }
-
-  const cursorRaw = one('cursor');
-  if (typeof cursorRaw === 'object') return fail('cursor', cursorRaw.error);
+/** Reads the query through CreatorsQuerySchema, then the cursor, which must belong to the sort asked for. */
+export function parseCreatorsQuery(params: URLSearchParams): ParsedCreatorsQuery {
+  const parsed = parseQuery(CreatorsQuerySchema, params);
+  if (!parsed.ok) return parsed;
+  const { limit, sort, category, featured, cursor: cursorRaw } = parsed.value;
   let cursor: CreatorsQuery['cursor'];
   if (cursorRaw !== undefined) {
     const decoded = decodeCursor(cursorRaw, sort);
-    if (typeof decoded === 'string') return fail('cursor', `\`cursor\` ${decoded}`);
+    if (typeof decoded === 'string') return { ok: false, param: 'cursor', message: `\`cursor\` ${decoded}` };
     cursor = decoded;
   }
-  return {
-    ok: true,
-    query: {
-      limit, sort, cursor,
-      category: categoryRaw?.trim(),
-      featured: featuredRaw === undefined ? undefined : featuredRaw === 'true',
-    },
-  };
+  return { ok: true, query: { limit, sort, cursor, category, featured: featured === undefined ? undefined : featured === 'true' } };
 }
 
 export interface CreatorsPage {

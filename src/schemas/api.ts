@@ -2,15 +2,10 @@
 // objects are built field by field to these shapes (src/model/public-user.ts), and tests validate
 // real responses against them.
 import { z } from 'astro/zod';
-import { USERNAME_PATTERN, USERNAME_RULE } from './common.ts';
 import { BADGES } from './profile.ts';
+import { MAX_LIMIT } from './queries.ts';
 
 export const API_VERSION = 'v1';
-
-/** Orders of the creators list. */
-export const CREATOR_SORTS = ['featured', 'views', 'newest', 'name'] as const;
-export const DEFAULT_LIMIT = 50;
-export const MAX_LIMIT = 100;
 
 export const PublicBadgesSchema = z.strictObject({
   isVerified: z.boolean(),
@@ -98,23 +93,8 @@ export const CreatorsBodySchema = z.strictObject({
     /** Creators matching the filters, across all pages. */
     total: z.int().min(0),
     /** Items per page. */
-    limit: z.int().min(1).max(100),
+    limit: z.int().min(1).max(MAX_LIMIT),
   }),
   /** Full addresses of the neighbouring pages, or null at the ends. */
   links: z.strictObject({ next: z.url().nullable(), prev: z.url().nullable() }),
 });
-
-// Request parameters, for the OpenAPI document. The handlers in src/api check the same rules with
-// the same constants and answer a 400 naming the parameter.
-export const UsernameParamSchema = z.string().regex(USERNAME_PATTERN).describe(`A username: ${USERNAME_RULE}. Any ASCII casing.`);
-export const UsernameQuerySchema = z.string().min(1).max(200)
-  .describe('A username; spaces around it are trimmed, one leading `@` is stripped and ASCII case is folded.');
-export const CreatorsQuerySchema = z.strictObject({
-  limit: z.int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT).describe(`Items per page, 1-${MAX_LIMIT}.`),
-  cursor: z.string().describe('Opaque: the `cursor` of `links.next` or `links.prev` of a previous page, with the same sort.').optional(),
-  category: z.string().min(1).max(64).describe('Only creators of this category (case-insensitive).').optional(),
-  featured: z.enum(['true', 'false']).describe('Only featured (or only not featured) creators.').optional(),
-  sort: z.enum(CREATOR_SORTS).default('featured')
-    .describe('`featured`: featured first, then views, then name; `views`: most viewed first; `newest`: newest profile first; `name`: by display name.'),
-});
-export const DecorationFileSchema = z.string().min(1).describe('A decoration image file name, as in `avatarDecoration.file`.');

@@ -6,3 +6,4 @@ export * from './creator.ts';
 export * from './decoration.ts';
 export * from './stats.ts';
 export * from './api.ts';
+export * from './queries.ts';
