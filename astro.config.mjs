@@ -11,8 +11,7 @@ export default defineConfig({
   // and hands the few on-demand routes to Astro.
   adapter: node({ mode: 'middleware' }),
   // `/p/alice` is written as `p/alice.html`, which static hosts serve at `/p/alice` without a redirect.
-  // Pages render a few at a time: rendering waits on file writes, and 4 in flight measured ~1.7x
-  // faster than 1 on 20,000 profiles with no more memory (scripts/benchmarks.md).
+  // Pages render a few at a time, since rendering waits on file writes (measured: docs/scale.md).
   build: { format: 'file', inlineStylesheets: 'never', concurrency: Number(process.env.ASTRO_CONCURRENCY || 4) },
   // No `experimental.incrementalBuild`: the build script reuses unchanged profile pages itself
   // (src/build/page-reuse.ts), at a fraction of its cost at 100,000 profiles.

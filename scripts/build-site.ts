@@ -13,7 +13,9 @@ import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
 import { linkPages, planPages, renderFingerprint } from '../src/build/page-reuse.ts';
 import { movePages, runShard, shardCount, splitPages, type ShardResult } from '../src/build/render-shards.ts';
-import { Site, buildLayout, buildSiteIndex } from '../src/model/site.ts';
+import { Site } from '../src/api/site.ts';
+import { buildLayout } from '../src/build/layout.ts';
+import { buildSiteIndex } from '../src/model/site-index.ts';
 import { clearPreviousBuild, recycleUserFiles, swapInBuild, writeApiFiles, writeUserFiles } from '../src/build/write-build.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

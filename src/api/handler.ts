@@ -10,7 +10,7 @@ import {
   svgResponse, type ApiResponse,
 } from '../http/response.ts';
 import type { ApiRequest } from '../http/request.ts';
-import type { Site } from '../model/site.ts';
+import type { Site } from './site.ts';
 
 export const USERS_PATH = '/api/v1/users';
 export const USER_PREFIX = `${USERS_PATH}/`;

@@ -7,7 +7,7 @@ import { CreatorsQuerySchema, DecorationFileSchema, UsernameParamSchema, Usernam
 import { AVATAR_PATH, CREATORS_PATH, DECORATION_PATH, USERS_PATH, creatorsAnswer } from './handler.ts';
 import { ALLOWED_METHODS, CACHE_CONTROL } from '../http/headers.ts';
 import { errorJson, successJson, type ApiResponse } from '../http/response.ts';
-import type { Site } from '../model/site.ts';
+import type { Site } from './site.ts';
 
 type Json = Record<string, unknown>;
 

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { buildTimeFromEnv, siteUrlFromEnv } from '../config.ts';
 import { contentDirFromEnv, loadContent } from '../content/load.ts';
 import { formatProblem } from '../content/problems.ts';
-import { Site, buildSiteIndex, type SiteIndex } from '../model/site.ts';
+import { Site } from '../api/site.ts';
+import { buildSiteIndex, type SiteIndex } from '../model/site-index.ts';
 
 /** Where the build script leaves the index for the pages: a global symbol, since Astro loads its own copy of this module. */
 const HANDOFF = Symbol.for('profile-lookup.site-index');

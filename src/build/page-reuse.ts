@@ -9,10 +9,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PublicUser } from '../schemas/api.ts';
-import type { SiteIndex } from '../model/site.ts';
+import type { SiteIndex } from '../model/site-index.ts';
 
-/** Written beside the site index; what the next build compares against. */
-export const PAGE_MANIFEST_FILE = 'page-manifest.json';
 const MANIFEST_VERSION = 1;
 
 /**

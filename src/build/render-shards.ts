@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { SiteIndex } from '../model/site.ts';
+import type { SiteIndex } from '../model/site-index.ts';
 
 /** Below this many pages to render, one process: a second Astro build costs ~5 s and ~500 MB. */
 export const SHARD_MIN_PAGES = 40_000;

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CREATORS_PATH, USERS_PATH, creatorsAnswer, prerenderedUserBody } from '../api/handler.ts';
 import { DEFAULT_LIMIT } from '../schemas/queries.ts';
-import { Site, buildLayout, type SiteIndex } from '../model/site.ts';
+import { Site } from '../api/site.ts';
+import { buildLayout } from './layout.ts';
+import type { SiteIndex } from '../model/site-index.ts';
 import { writeStaticHostHeaders } from './static-host-headers.ts';
 import type { UserFilesBatch } from './user-files-worker.ts';
 

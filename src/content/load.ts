@@ -166,10 +166,6 @@ function assemble(scan: Scan, parsed: ParsedProfile[]): LoadResult {
   return { content, problems, warnings };
 }
 
-/** The username for a file name, when it is valid: used by the scripts that write content. */
-export const isValidUsername = (name: string) => USERNAME_PATTERN.test(name);
-export const isImageFileName = (name: string) => IMAGE_FILE_PATTERN.test(name);
-
 const byPlace = (a: ContentProblem, b: ContentProblem) =>
   a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
 

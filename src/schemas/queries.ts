@@ -1,6 +1,6 @@
 // The API's inputs: path and query parameters, as schemas. The handlers parse every query through
-// these (src/http/request.ts `parseQuery`), and /openapi.json documents them from the same objects,
-// so a limit or a message is written once.
+// these (`parseQuery` below), and /openapi.json documents them from the same objects, so a limit or
+// a message is written once.
 import { z } from 'astro/zod';
 import { USERNAME_PATTERN, USERNAME_RULE } from './common.ts';
 

@@ -11,7 +11,8 @@ import {
   finish, isReadMethod, methodNotAllowed, notFoundPage, permanentRedirect, preflight, requestError, serverError, type ApiResponse,
 } from '../http/response.ts';
 import { MAX_TARGET_BYTES, splitTarget, type ApiRequest } from '../http/request.ts';
-import { Site, buildLayout, loadBuiltSite } from '../model/site.ts';
+import { Site, loadBuiltSite } from '../api/site.ts';
+import { buildLayout } from '../build/layout.ts';
 import { StaticFiles } from './static-files.ts';
 
 type AstroHandler = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void, locals: object) => Promise<void>;
@@ -91,7 +92,7 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
     // where the bare address is a pre-rendered file.
     const onDemand = request.search !== '' && isApiPath(request.path);
     if (decoded !== undefined && !onDemand) {
-      // A user's pre-rendered answer comes from memory, the same bytes as its file (api.ts).
+      // A user's pre-rendered answer comes from memory, the same bytes as its file (src/api/handler.ts `prerenderedUser`).
       const user = decoded.startsWith(USER_PREFIX) ? prerenderedUser(site, decoded.slice(USER_PREFIX.length)) : undefined;
       if (user) return send(res, finish(request, user));
       const file = files.cached(decoded) ?? (files.has(decoded) ? await files.load(decoded) : undefined);

@@ -8,7 +8,8 @@ import { loadContent, loadContentFast } from '../../src/content/load.ts';
 import { formatProblem } from '../../src/content/problems.ts';
 import { linkPages, planPages, profilePageKey } from '../../src/build/page-reuse.ts';
 import { prerenderedUserBody } from '../../src/api/handler.ts';
-import { Site, buildSiteIndex } from '../../src/model/site.ts';
+import { Site } from '../../src/api/site.ts';
+import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { recycleUserFiles, writeUserFiles } from '../../src/build/write-build.ts';
 import { FIXTURE } from '../support/helpers.ts';
 

@@ -2,7 +2,8 @@
 import { describe, expect, test } from 'vitest';
 import { dispatch } from '../../src/api/handler.ts';
 import { loadContent } from '../../src/content/load.ts';
-import { Site, buildSiteIndex } from '../../src/model/site.ts';
+import { Site } from '../../src/api/site.ts';
+import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { CreatorsBodySchema, ErrorBodySchema } from '../../src/schemas/api.ts';
 import type { Profile } from '../../src/schemas/index.ts';
 import { BUILT_AT, FIXTURE, SITE_URL, bodyJson, request } from '../support/helpers.ts';

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContent } from '../../src/content/load.ts';
 import { splitTarget, type ApiRequest } from '../../src/http/request.ts';
-import { Site, buildSiteIndex } from '../../src/model/site.ts';
+import { Site } from '../../src/api/site.ts';
+import { buildSiteIndex } from '../../src/model/site-index.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'content');

@@ -1,67 +1,14 @@
-// The public data of one build, and lookups on it. `buildSiteIndex` makes it from validated
-// content; the build writes it to `dist/server/site-index.json` and the server loads it back,
-// so on-demand answers carry exactly the data of the pre-rendered files of the same build.
+// The data the on-demand handler answers from: one build's public index, kept as each answer's
+// bytes, with lookups by username and the media files the build declared.
 import fs from 'node:fs';
 import path from 'node:path';
 import { IMAGE_TYPES } from '../schemas/common.ts';
-import type { CreatorSummary, PublicUser } from '../schemas/api.ts';
-import type { Content } from '../content/load.ts';
 import { etagOf } from '../http/response.ts';
-import { sortedCreators, type CreatorRow, type CreatorSort } from './creators-list.ts';
-import { compareCreators, toCreatorSummary, toPublicUser, type PublicContext } from './public-user.ts';
+import { sortedCreators, type CreatorRow, type CreatorSort } from '../model/creators-list.ts';
+import type { SiteIndex } from '../model/site-index.ts';
+import { buildLayout, type MediaDirs } from '../build/layout.ts';
 
-export const SITE_INDEX_FILE = 'site-index.json';
-
-/** Serialisable; arrays rather than objects keyed by username, so a user named `constructor` is only data. */
-export interface SiteIndex {
-  builtAt: string;
-  siteUrl: string;
-  /** Every profile's public object, by username. */
-  users: PublicUser[];
-  /** [username, avatar file] for profiles with an avatar image. */
-  avatars: [string, string][];
-  /** Decoration image files: the only files `/api/decoration` serves. */
-  decorationFiles: string[];
-  /** Active creators, in list order. */
-  creators: CreatorSummary[];
-}
-
-export function buildSiteIndex(content: Content, ctx: PublicContext): SiteIndex {
-  const users: PublicUser[] = [];
-  const avatars: [string, string][] = [];
-  const byName = new Map<string, PublicUser>();
-  for (const [username, profile] of content.profiles) {
-    const user = toPublicUser(username, profile, content, ctx);
-    users.push(user);
-    byName.set(username, user);
-    if (profile.avatar) avatars.push([username, profile.avatar]);
-  }
-  const creators: CreatorSummary[] = [];
-  for (const [username, creator] of content.creators) {
-    const user = byName.get(username);
-    if (user && user.status === 'active') creators.push(toCreatorSummary(user, creator.category, creator.featured));
-  }
-  creators.sort(compareCreators);
-  return {
-    builtAt: ctx.builtAt.toISOString(),
-    siteUrl: ctx.siteUrl,
-    users,
-    avatars,
-    decorationFiles: [...new Set([...content.decorations.values()].map((d) => d.file))].sort(),
-    creators,
-  };
-}
-
-/** Where the avatar and decoration image files of a build are. */
-export interface MediaDirs {
-  avatars: string;
-  decorations: string;
-}
-
-/**
- * What the server keeps of each profile: its answer's bytes and what the generated avatar needs.
- * Not the parsed public object: at 100,000 profiles those objects were ~120 MB of heap.
- */
+/** What is kept of each profile: its answer's bytes and what the generated avatar needs, not the parsed object (docs/scale.md). */
 interface UserEntry {
   username: string;
   displayName: string;
@@ -72,7 +19,7 @@ interface UserEntry {
    */
   data: Buffer;
   etag: string;
-  /** The strong ETag of the pre-rendered answer's bytes, made on its first request (`prerenderedUser` in api.ts). */
+  /** The strong ETag of the pre-rendered answer's bytes, made on its first request (`prerenderedUser` in handler.ts). */
   fileEtag?: string;
 }
 
@@ -87,7 +34,6 @@ const MEDIA_CACHE_ENTRIES = 512;
 export class Site {
   readonly builtAt: string;
   readonly siteUrl: string;
-  readonly creators: readonly CreatorSummary[];
   /** The creators in each list order, for the creators list API. */
   readonly sortedCreators: Record<CreatorSort, CreatorRow[]>;
   readonly #users = new Map<string, UserEntry>();
@@ -108,7 +54,6 @@ export class Site {
     }
     this.#avatars = new Map(index.avatars);
     this.#decorationFiles = new Set(index.decorationFiles);
-    this.creators = index.creators;
     this.sortedCreators = sortedCreators(index.creators.map((summary) => ({
       summary,
       createdAt: Date.parse(createdAt.get(summary.username)!),
@@ -158,19 +103,6 @@ export class Site {
     return media;
   }
 }
-
-/** Layout of a build folder (`dist/`), shared by the build that writes it and the server that reads it. */
-export const buildLayout = (distDir: string) => ({
-  client: path.join(distDir, 'client'),
-  server: path.join(distDir, 'server'),
-  siteIndex: path.join(distDir, 'server', SITE_INDEX_FILE),
-  pageManifest: path.join(distDir, 'server', 'page-manifest.json'),
-  pages: path.join(distDir, 'client', 'p'),
-  media: {
-    avatars: path.join(distDir, 'client', 'media', 'avatars'),
-    decorations: path.join(distDir, 'client', 'media', 'decorations'),
-  } satisfies MediaDirs,
-});
 
 export function loadBuiltSite(distDir: string): Site {
   const layout = buildLayout(distDir);

@@ -1,0 +1,25 @@
+// The layout of a build folder, shared by the build that writes it and the server that reads it.
+import path from 'node:path';
+
+export const SITE_INDEX_FILE = 'site-index.json';
+export const PAGE_MANIFEST_FILE = 'page-manifest.json';
+
+/** Where the avatar and decoration image files of a build are. */
+export interface MediaDirs {
+  avatars: string;
+  decorations: string;
+}
+
+/** Layout of a build folder (`dist/`), shared by the build that writes it and the server that reads it. */
+export const buildLayout = (distDir: string) => ({
+  client: path.join(distDir, 'client'),
+  server: path.join(distDir, 'server'),
+  siteIndex: path.join(distDir, 'server', SITE_INDEX_FILE),
+  pageManifest: path.join(distDir, 'server', PAGE_MANIFEST_FILE),
+  pages: path.join(distDir, 'client', 'p'),
+  media: {
+    avatars: path.join(distDir, 'client', 'media', 'avatars'),
+    decorations: path.join(distDir, 'client', 'media', 'decorations'),
+  } satisfies MediaDirs,
+});
+
