@@ -1,7 +1,7 @@
 // The on-demand API: every route that cannot be a static file, as plain functions of
 // (Site, ApiRequest) -> ApiResponse. The Node server and the Astro catch-all routes both call
 // `dispatch`, so there is one routing table.
-import { USERNAME_PATTERN, USERNAME_RULE } from '../schemas/common.ts';
+import { USERNAME_PATTERN, USERNAME_RULE, foldAscii } from '../schemas/common.ts';
 import { creatorsPage, parseCreatorsQuery, type CreatorsQuery } from '../model/creators-list.ts';
 import { defaultAvatarSvg } from '../ui/default-avatar.ts';
 import { JSON_HEADERS } from '../http/headers.ts';
@@ -21,12 +21,6 @@ export const DECORATION_PATH = '/api/decoration';
 /** Path prefixes whose every answer is JSON (or an image), never an HTML page. */
 export const API_PREFIXES = ['/api/', '/service-api/'];
 export const isApiPath = (path: string) => API_PREFIXES.some((p) => path.startsWith(p)) || path === '/api' || path === '/service-api';
-
-/**
- * ASCII-only case folding: `ALICE` finds `alice`, but a look-alike such as the Kelvin sign (U+212A),
- * which `toLowerCase()` turns into `k`, stays unknown.
- */
-export const foldAscii = (s: string) => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 
 type Checked = { ok: true; username: string } | { ok: false; response: ApiResponse };
 

@@ -1,10 +1,8 @@
 // Our incremental build for profile pages. A profile page is a pure function of the code and of
 // what `profilePageKey` hashes, so when neither changed since the build being served, its HTML
-// file is hard-linked from that build instead of rendered again. Astro's
-// `experimental.incrementalBuild` does the same job but writes every rendered page twice (to the
-// output and to its cache) and restores each unchanged page with a full copy: at 100,000 profiles a
-// rebuild with it took longer than a cold build (BENCHMARKS.md). A link costs one metadata write,
-// and the build before it then shares the file, so clearing that build later frees nothing twice.
+// file is hard-linked from that build instead of rendered again. Not Astro's
+// `experimental.incrementalBuild`, which copies every unchanged page and was slower than a cold
+// build at 100,000 profiles (docs/scale.md).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,7 +38,8 @@ export function renderFingerprint(root: string, siteUrl: string): string {
     const abs = path.join(root, dir);
     if (!fs.existsSync(abs)) continue;
     for (const entry of fs.readdirSync(abs, { recursive: true, withFileTypes: true })) {
-      if (entry.isFile()) files.push(path.relative(root, path.join(entry.parentPath, entry.name)));
+      // Folder READMEs describe the code and change no page.
+      if (entry.isFile() && !/^_?README\.md$/.test(entry.name)) files.push(path.relative(root, path.join(entry.parentPath, entry.name)));
     }
   }
   for (const file of files.sort()) {

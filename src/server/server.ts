@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { USER_PREFIX, dispatch, foldAscii, isApiPath, prerenderedUser } from '../api/handler.ts';
+import { USER_PREFIX, dispatch, isApiPath, prerenderedUser } from '../api/handler.ts';
+import { foldAscii } from '../schemas/common.ts';
 import { ASTRO_PAGE_HEADERS } from '../http/headers.ts';
 import {
   finish, isReadMethod, methodNotAllowed, notFoundPage, permanentRedirect, preflight, requestError, serverError, type ApiResponse,

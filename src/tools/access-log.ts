@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { Document, isMap, isScalar, parseDocument, type Pair } from 'yaml';
 import { USERNAME_PATTERN } from '../schemas/common.ts';
-import { foldAscii } from '../api/handler.ts';
+import { foldAscii } from '../schemas/common.ts';
 
 /**
  * Parts of a user agent that mark a bot, a crawler, a link preview, a monitor or a script rather
