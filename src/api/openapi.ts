@@ -5,8 +5,9 @@ import { z } from 'astro/zod';
 import { API_VERSION, CreatorsBodySchema, ErrorBodySchema, UserBodySchema, type PublicUser } from '../schemas/api.ts';
 import { CreatorsQuerySchema, DecorationFileSchema, UsernameParamSchema, UsernameQuerySchema } from '../schemas/queries.ts';
 import { AVATAR_PATH, CREATORS_PATH, DECORATION_PATH, USERS_PATH, creatorsAnswer } from './handler.ts';
-import { ALLOWED_METHODS, CACHE_CONTROL } from '../http/headers.ts';
-import { errorJson, successJson, type ApiResponse } from '../http/response.ts';
+import { ALLOWED_METHODS, CACHE_CONTROL, COMMON_HEADERS, NO_STORE, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS } from '../http/headers.ts';
+import { MAX_TARGET_BYTES } from '../http/request.ts';
+import { errorJson, requestError, serverError, successJson, type ApiResponse } from '../http/response.ts';
 import type { Site } from './site.ts';
 
 type Json = Record<string, unknown>;
@@ -18,10 +19,33 @@ const schema = (s: z.ZodType): Json => {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const body = (r: ApiResponse) => JSON.parse(typeof r.body === 'string' ? r.body : Buffer.from(r.body ?? '').toString('utf8'));
 
-const COMMON_RESPONSE_HEADERS = {
-  'Access-Control-Allow-Origin': { $ref: '#/components/headers/AccessControlAllowOrigin' },
-  'Cache-Control': { $ref: '#/components/headers/CacheControl' },
-};
+/** The operations a path item of OpenAPI 3.1 can hold. */
+const OPENAPI_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const ANSWERED = new Set(ALLOWED_METHODS.toLowerCase().split(', '));
+/** Every method but GET, HEAD and OPTIONS is a 405: each is an operation, so clients and validators know. */
+const REFUSED_METHODS = OPENAPI_METHODS.filter((m) => !ANSWERED.has(m));
+
+const titleCase = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
+const capital = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+const constHeader = (description: string, value: string) => ({ description, schema: { type: 'string', const: value } });
+
+/** The headers every answer carries, values from the policy (src/http/headers.ts); Cache-Control varies by answer. */
+const COMMON_RESPONSE_HEADERS: Json = Object.fromEntries(Object.entries(COMMON_HEADERS)
+  .filter(([name]) => name !== 'cache-control')
+  .map(([name]) => [titleCase(name), { $ref: `#/components/headers/${titleCase(name).replaceAll('-', '')}` }]));
+const CACHEABLE_HEADERS = { ...COMMON_RESPONSE_HEADERS, 'Cache-Control': { $ref: '#/components/headers/CacheControl' } };
+const NO_STORE_HEADERS = { ...COMMON_RESPONSE_HEADERS, 'Cache-Control': { $ref: '#/components/headers/CacheControlNoStore' } };
+const WITH_ETAG = { ...CACHEABLE_HEADERS, ETag: { $ref: '#/components/headers/ETag' } };
+
+/** An operation as the document lists it: GET; HEAD, OPTIONS and the refused methods are derived from it. */
+interface ReadRoute {
+  id: string;
+  tag: string;
+  summary: string;
+  description: string;
+  parameters: Json[];
+  responses: Record<string, Json>;
+}
 
 export function buildOpenApi(site: Site): Json {
   const timestamp = site.builtAt;
@@ -38,43 +62,100 @@ export function buildOpenApi(site: Site): Json {
   const name = sampleUser?.username ?? 'alice';
   const userExample = body(successJson(JSON.stringify(sampleUser ?? null), { timestamp, executionTimeMs: 0 }));
   const creatorsExample = body(creatorsAnswer(site, { limit: 2, sort: 'featured' }, timestamp, 0));
-  const error = (status: number, code: Parameters<typeof errorJson>[1], message: string) => {
-    const e = body(errorJson(status, code, message));
+  const example = (r: ApiResponse) => {
+    const e = body(r);
     e.meta.timestamp = timestamp;
     e.meta.executionTimeMs = 0.05;
     return e;
   };
+  const error = (status: number, code: Parameters<typeof errorJson>[1], message: string) => example(errorJson(status, code, message));
 
-  const json = (schemaRef: Json, description: string, example: unknown) => ({
-    description,
-    headers: { ...COMMON_RESPONSE_HEADERS, ETag: { $ref: '#/components/headers/ETag' } },
-    content: { 'application/json': { schema: schemaRef, example } },
+  const json = (schemaRef: Json, description: string, ex: unknown) => ({
+    description, headers: WITH_ETAG, content: { 'application/json': { schema: schemaRef, example: ex } },
   });
-  const err = (description: string, example: unknown) => ({
-    description, headers: COMMON_RESPONSE_HEADERS, content: { 'application/json': { schema: ref('Error'), example } },
+  const err = (description: string, ex: unknown, headers: Json = CACHEABLE_HEADERS) => ({
+    description, headers, content: { 'application/json': { schema: ref('Error'), example: ex } },
   });
-  const notModified = { description: 'Not modified: the `If-None-Match` ETag still matches.', headers: COMMON_RESPONSE_HEADERS };
+  const notModified = { description: 'Not modified: the `If-None-Match` ETag still matches.', headers: WITH_ETAG };
   const image = (description: string) => ({
     description,
-    headers: { ...COMMON_RESPONSE_HEADERS, ETag: { $ref: '#/components/headers/ETag' } },
+    headers: WITH_ETAG,
     content: Object.fromEntries(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/svg+xml']
       .map((t) => [t, { schema: { type: 'string', contentMediaType: t } }])),
   });
-  // Every path answers OPTIONS (preflight) and refuses writes with a 405.
-  const readOnly = (id: string) => ({
-    options: { operationId: `${id}Preflight`, summary: 'CORS preflight', responses: { 204: { description: 'Any origin; GET, HEAD, OPTIONS; `Authorization` and any other header.', headers: COMMON_RESPONSE_HEADERS } } },
-    post: {
-      operationId: `${id}Write`,
-      summary: 'Writes are refused: the API is read-only (any method but GET, HEAD and OPTIONS)',
-      responses: {
-        405: {
-          ...err('Method not allowed.', error(405, 'METHOD_NOT_ALLOWED', `POST is not allowed: this API is read-only (${ALLOWED_METHODS}).`)),
-          headers: { ...COMMON_RESPONSE_HEADERS, Allow: { schema: { type: 'string', const: ALLOWED_METHODS } } },
-        },
+  const withoutBody = (responses: Record<string, Json>) =>
+    Object.fromEntries(Object.entries(responses).map(([status, { content: _none, ...r }]) => [status, r]));
+  const requestErrorHeaders = { ...NO_STORE_HEADERS, Connection: constHeader('The connection is closed after the answer.', REQUEST_ERROR_HEADERS.connection!) };
+  // Any request, whatever its method and path, can get these: about the request's bytes, or a
+  // failure of ours. Shared components (and a bodiless twin for HEAD), referenced by every operation.
+  const UNROUTED: Record<string, [string, Json]> = {
+    414: ['UriTooLong', err('The request target is too long. Never stored by a cache.', example(requestError(414, `The request target is longer than ${MAX_TARGET_BYTES} bytes.`)), requestErrorHeaders)],
+    431: ['HeaderFieldsTooLarge', err('The request headers are too large. Never stored by a cache.', example(requestError(431, 'The request headers are too large: send fewer or shorter headers (16 KiB in all at most).')), requestErrorHeaders)],
+    500: ['InternalError', err('A failure of the server, never of the input. Never stored by a cache.', example(serverError()), NO_STORE_HEADERS)],
+  };
+  const responseComponents: Json = {};
+  for (const [name, response] of Object.values(UNROUTED)) {
+    responseComponents[name] = response;
+    const { content: _none, ...bodiless } = response;
+    responseComponents[`${name}Head`] = bodiless;
+  }
+  const unrouted = (head = false) => Object.fromEntries(Object.entries(UNROUTED)
+    .map(([status, [name]]) => [status, { $ref: `#/components/responses/${name}${head ? 'Head' : ''}` }]));
+  responseComponents.MethodNotAllowed = {
+    description: 'Method not allowed: the API is read-only.',
+    headers: { ...CACHEABLE_HEADERS, Allow: constHeader('The methods answered.', ALLOWED_METHODS) },
+    content: {
+      'application/json': {
+        schema: ref('Error'),
+        examples: Object.fromEntries(REFUSED_METHODS.map((m) => m.toUpperCase()).map((verb) => [verb, {
+          summary: `${verb} refused`, value: error(405, 'METHOD_NOT_ALLOWED', `${verb} is not allowed: this API is read-only (${ALLOWED_METHODS}).`),
+        }])),
       },
     },
-  });
+  };
+
+  /** The path item of a read-only route: GET, HEAD (GET without the body), OPTIONS, and a 405 for every other method. */
+  const readOnly = (route: ReadRoute): Json => {
+    const pathParams = route.parameters.filter((p) => p.in === 'path');
+    const common = { tags: [route.tag] };
+    const item: Json = {
+      get: { operationId: route.id, ...common, summary: route.summary, description: route.description, parameters: route.parameters, responses: { ...route.responses, ...unrouted() } },
+      head: {
+        operationId: `${route.id}Head`, ...common, summary: `${route.summary}: headers only`,
+        description: 'The same status and headers as GET (ETag, Content-Length), without a body.',
+        parameters: route.parameters, responses: { ...withoutBody(route.responses), ...unrouted(true) },
+      },
+      options: {
+        operationId: `${route.id}Preflight`, ...common, summary: 'CORS preflight',
+        description: 'Any origin may read this API: the preflight allows GET, HEAD and OPTIONS with any header, `Authorization` named.',
+        parameters: pathParams,
+        responses: {
+          ...unrouted(),
+          204: {
+            description: 'Allowed.',
+            headers: {
+              ...CACHEABLE_HEADERS,
+              'Access-Control-Allow-Methods': constHeader('The methods answered.', PREFLIGHT_HEADERS['access-control-allow-methods']!),
+              'Access-Control-Allow-Headers': constHeader('`*` does not cover `Authorization`, so it is named.', PREFLIGHT_HEADERS['access-control-allow-headers']!),
+              'Access-Control-Max-Age': constHeader('Seconds a browser may keep this preflight.', PREFLIGHT_HEADERS['access-control-max-age']!),
+            },
+          },
+        },
+      },
+    };
+    for (const method of REFUSED_METHODS) {
+      const verb = method.toUpperCase();
+      item[method] = {
+        operationId: `${route.id}${capital(method)}`, ...common, summary: `${verb} is refused`,
+        description: `The API is read-only: ${verb} is always a 405 that names the methods answered.`,
+        parameters: pathParams,
+        responses: { ...unrouted(), 405: { $ref: '#/components/responses/MethodNotAllowed' } },
+      };
+    }
+    return item;
+  };
   const usernameMissing = error(400, 'MISSING_USERNAME', 'A username is required.');
+  const userNotFound = error(404, 'USER_NOT_FOUND', 'No user is called `nobody`.');
 
   const creatorParams = Object.entries((schema(CreatorsQuerySchema).properties ?? {}) as Record<string, Json>).map(([key, s]) => ({
     name: key, in: 'query', required: false, description: s.description, schema: s,
@@ -85,97 +166,99 @@ export function buildOpenApi(site: Site): Json {
     info: {
       title: 'Profile lookup API',
       version: API_VERSION,
-      description: 'Read-only public profiles. No key; open CORS; every answer (errors too) is cacheable by an edge for 30 s '
-        + `and may be served stale 60 s more (\`${CACHE_CONTROL}\`). Pre-rendered answers carry the build time in \`meta.timestamp\`.`,
+      description: 'Read-only public profiles. No key (`security: []`); open CORS. Successes and the errors of a URL itself '
+        + `(a bad parameter, 404, 405) are cacheable by an edge for 30 s and may be served stale 60 s more (\`${CACHE_CONTROL}\`). `
+        + 'Errors about the request rather than its URL (unparseable or without `Host`: 400; 414; 431) and failures of the server (500) '
+        + `are \`Cache-Control: ${NO_STORE}\`, since a cache keys on the URL alone. Pre-rendered answers carry the build time in \`meta.timestamp\`.`,
     },
     servers: [{ url: site.siteUrl }],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    // Nothing needs a key: an empty list says so, rather than leaving it unsaid.
+    security: [],
+    tags: [
+      { name: 'users', description: 'Public profiles, by username.' },
+      { name: 'creators', description: 'The list of active creators, paginated.' },
+      { name: 'images', description: 'Avatars and avatar decorations.' },
+      { name: 'pages', description: 'The HTML profile pages.' },
+    ],
     paths: {
-      [`${USERS_PATH}/{username}`]: {
-        get: {
-          operationId: 'getUser',
-          summary: 'A user by username',
-          description: 'Pre-rendered at the lowercase path; any other ASCII casing is answered on demand with the same `data`. `@` is not accepted here.',
-          parameters: [{ name: 'username', in: 'path', required: true, schema: schema(UsernameParamSchema), example: name }],
-          responses: {
-            200: json(ref('UserBody'), 'The user. A suspended profile is 200 with `status: "suspended"` and `banInfo`.', userExample),
-            304: notModified,
-            400: err('Not a valid username (or `@` in the path).', error(400, 'INVALID_USERNAME', '`@` is not part of a username: use /api/v1/users/alice, or the query form /api/v1/users?username=@alice.')),
-            404: err('No such user, or extra path segments.', error(404, 'USER_NOT_FOUND', 'No user is called `nobody`.')),
-          },
+      [`${USERS_PATH}/{username}`]: readOnly({
+        id: 'getUser',
+        tag: 'users',
+        summary: 'A user by username',
+        description: 'Pre-rendered at the lowercase path; any other ASCII casing is answered on demand with the same `data`. `@` is not accepted here.',
+        parameters: [{ name: 'username', in: 'path', required: true, schema: schema(UsernameParamSchema), example: name }],
+        responses: {
+          200: json(ref('UserBody'), 'The user. A suspended profile is 200 with `status: "suspended"` and `banInfo`.', userExample),
+          304: notModified,
+          400: err('Not a valid username (or `@` in the path).', error(400, 'INVALID_USERNAME', '`@` is not part of a username: use /api/v1/users/alice, or the query form /api/v1/users?username=@alice.')),
+          404: err('No such user, or extra path segments.', userNotFound),
         },
-        ...readOnly('getUser'),
-      },
-      [USERS_PATH]: {
-        get: {
-          operationId: 'findUser',
-          summary: 'A user by the query form',
-          parameters: [{ name: 'username', in: 'query', required: true, schema: schema(UsernameQuerySchema), example: `@${name}` }],
-          responses: {
-            200: json(ref('UserBody'), 'The user.', userExample),
-            304: notModified,
-            400: err('Missing, empty, repeated or malformed username.', usernameMissing),
-            404: err('No such user.', error(404, 'USER_NOT_FOUND', 'No user is called `nobody`.')),
-          },
+      }),
+      [USERS_PATH]: readOnly({
+        id: 'findUser',
+        tag: 'users',
+        summary: 'A user by the query form',
+        description: 'The same answer as the path form, for input as people type it: spaces trimmed, one leading `@` stripped, ASCII case folded.',
+        parameters: [{ name: 'username', in: 'query', required: true, schema: schema(UsernameQuerySchema), example: `@${name}` }],
+        responses: {
+          200: json(ref('UserBody'), 'The user.', userExample),
+          304: notModified,
+          400: err('Missing, empty, repeated or malformed username.', usernameMissing),
+          404: err('No such user.', userNotFound),
         },
-        ...readOnly('findUser'),
-      },
-      [CREATORS_PATH]: {
-        get: {
-          operationId: 'listCreators',
-          summary: 'Active creators, one page at a time',
-          description: 'Without parameters this is a pre-rendered file (the first page). Follow `links.next` to page on: cursors are keyset positions, so pages never repeat or skip an item.',
-          parameters: creatorParams,
-          responses: {
-            200: json(ref('CreatorsBody'), 'One page of creators.', creatorsExample),
-            304: notModified,
-            400: err('A parameter value is invalid; the message names it and what is allowed.', error(400, 'INVALID_PARAMETER', '`limit` must be a whole number from 1 to 100 (default 50)')),
-          },
+      }),
+      [CREATORS_PATH]: readOnly({
+        id: 'listCreators',
+        tag: 'creators',
+        summary: 'Active creators, one page at a time',
+        description: 'Without parameters this is a pre-rendered file (the first page). Follow `links.next` to page on: cursors are keyset positions, so pages never repeat or skip an item.',
+        parameters: creatorParams,
+        responses: {
+          200: json(ref('CreatorsBody'), 'One page of creators.', creatorsExample),
+          304: notModified,
+          400: err('A parameter value is invalid; the message names it and what is allowed.', error(400, 'INVALID_PARAMETER', '`limit` must be a whole number from 1 to 100 (default 50)')),
         },
-        ...readOnly('listCreators'),
-      },
-      [AVATAR_PATH]: {
-        get: {
-          operationId: 'getAvatar',
-          summary: "A user's avatar image",
-          parameters: [{ name: 'u', in: 'query', required: true, schema: schema(UsernameQuerySchema), example: name }],
-          responses: {
-            200: image('The avatar file, or a generated SVG for a profile without one.'),
-            304: notModified,
-            400: err('Missing or malformed username.', usernameMissing),
-            404: err('No such user.', error(404, 'USER_NOT_FOUND', 'No user is called `nobody`.')),
-          },
+      }),
+      [AVATAR_PATH]: readOnly({
+        id: 'getAvatar',
+        tag: 'images',
+        summary: "A user's avatar image",
+        description: "The avatar file the profile names, or a generated SVG (initials) for a profile without one. Same username rules as the query form.",
+        parameters: [{ name: 'u', in: 'query', required: true, schema: schema(UsernameQuerySchema), example: name }],
+        responses: {
+          200: image('The avatar file, or a generated SVG for a profile without one.'),
+          304: notModified,
+          400: err('Missing or malformed username.', usernameMissing),
+          404: err('No such user.', userNotFound),
         },
-        ...readOnly('getAvatar'),
-      },
-      [DECORATION_PATH]: {
-        get: {
-          operationId: 'getDecoration',
-          summary: 'An avatar decoration image',
-          parameters: [{ name: 'f', in: 'query', required: true, schema: schema(DecorationFileSchema), example: sampleUser?.avatarDecoration?.file ?? 'sakura.png' }],
-          responses: {
-            200: image('The decoration image.'),
-            304: notModified,
-            400: err('No file name, or more than one.', error(400, 'INVALID_PARAMETER', 'Give the decoration file once, e.g. ?f=sakura.png.')),
-            404: err('Not a declared decoration file.', error(404, 'DECORATION_NOT_FOUND', 'There is no decoration with this file name.')),
-          },
+      }),
+      [DECORATION_PATH]: readOnly({
+        id: 'getDecoration',
+        tag: 'images',
+        summary: 'An avatar decoration image',
+        description: 'Only file names the content declares are served; any other name, or a path, is a 404.',
+        parameters: [{ name: 'f', in: 'query', required: true, schema: schema(DecorationFileSchema), example: sampleUser?.avatarDecoration?.file ?? 'sakura.png' }],
+        responses: {
+          200: image('The decoration image.'),
+          304: notModified,
+          400: err('No file name, or more than one.', error(400, 'INVALID_PARAMETER', 'Give the decoration file once, e.g. ?f=sakura.png.')),
+          404: err('Not a declared decoration file.', error(404, 'DECORATION_NOT_FOUND', 'There is no decoration with this file name.')),
         },
-        ...readOnly('getDecoration'),
-      },
-      '/p/{username}': {
-        get: {
-          operationId: 'getProfilePage',
-          summary: 'The profile page (HTML)',
-          parameters: [{ name: 'username', in: 'path', required: true, schema: { type: 'string' }, example: name }],
-          responses: {
-            200: { description: 'The page.', headers: COMMON_RESPONSE_HEADERS, content: { 'text/html': { schema: { type: 'string' } } } },
-            304: notModified,
-            308: { description: 'Another casing: a redirect to the lowercase address.', headers: { ...COMMON_RESPONSE_HEADERS, Location: { schema: { type: 'string' } } } },
-            404: { description: 'The 404 page.', headers: COMMON_RESPONSE_HEADERS, content: { 'text/html': { schema: { type: 'string' } } } },
-          },
+      }),
+      '/p/{username}': readOnly({
+        id: 'getProfilePage',
+        tag: 'pages',
+        summary: 'The profile page (HTML)',
+        description: 'A pre-rendered page at the lowercase address; other casings and a trailing slash redirect there.',
+        parameters: [{ name: 'username', in: 'path', required: true, schema: { type: 'string' }, example: name }],
+        responses: {
+          200: { description: 'The page.', headers: WITH_ETAG, content: { 'text/html': { schema: { type: 'string' } } } },
+          304: notModified,
+          308: { description: 'Another casing: a redirect to the lowercase address.', headers: { ...CACHEABLE_HEADERS, Location: { description: 'The canonical address.', schema: { type: 'string' } } } },
+          404: { description: 'The 404 page.', headers: CACHEABLE_HEADERS, content: { 'text/html': { schema: { type: 'string' } } } },
         },
-        ...readOnly('getProfilePage'),
-      },
+      }),
     },
     components: {
       schemas: {
@@ -183,11 +266,21 @@ export function buildOpenApi(site: Site): Json {
         CreatorsBody: schema(CreatorsBodySchema),
         Error: schema(ErrorBodySchema),
       },
+      responses: responseComponents,
       headers: {
-        AccessControlAllowOrigin: { description: 'Open CORS.', schema: { type: 'string', const: '*' } },
-        CacheControl: { description: 'Edge caching.', schema: { type: 'string' }, example: CACHE_CONTROL },
+        ...Object.fromEntries(Object.entries(COMMON_HEADERS).filter(([n]) => n !== 'cache-control')
+          .map(([n, v]) => [titleCase(n).replaceAll('-', ''), constHeader(COMMON_HEADER_NOTES[n] ?? 'Sent on every answer.', v)])),
+        CacheControl: constHeader('An edge keeps the answer 30 s and may serve it stale 60 s more while it refreshes.', CACHE_CONTROL),
+        CacheControlNoStore: constHeader('Never stored: the answer depends on more than the URL, or on a failure of ours.', NO_STORE),
         ETag: { description: 'Send it back in `If-None-Match` to get a 304.', schema: { type: 'string' } },
       },
     },
   };
 }
+
+const COMMON_HEADER_NOTES: Record<string, string> = {
+  'access-control-allow-origin': 'Open CORS: any origin may read the answer.',
+  'access-control-expose-headers': 'Headers a browser script may read besides the safelisted ones.',
+  'x-content-type-options': 'The declared type is the type.',
+  'referrer-policy': 'Only the origin is sent to other sites.',
+};

@@ -14,7 +14,9 @@ export const MAX_CATEGORY_LENGTH = 64;
 const LIMIT_RULE = `\`limit\` must be a whole number from 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})`;
 const CATEGORY_RULE = `\`category\` must be a category name of 1 to ${MAX_CATEGORY_LENGTH} characters, e.g. \`category=art\``;
 
-export const UsernameParamSchema = z.string().regex(USERNAME_PATTERN).describe(`A username: ${USERNAME_RULE}. Any ASCII casing.`);
+/** USERNAME_PATTERN in any ASCII casing: the path form folds case before it looks a name up. */
+const USERNAME_ANY_CASE_PATTERN = new RegExp(USERNAME_PATTERN.source.replaceAll('a-z', 'a-zA-Z'));
+export const UsernameParamSchema = z.string().regex(USERNAME_ANY_CASE_PATTERN).describe(`A username: ${USERNAME_RULE}. Any ASCII casing.`);
 export const UsernameQuerySchema = z.string().min(1).max(200)
   .describe('A username; spaces around it are trimmed, one leading `@` is stripped and ASCII case is folded.');
 export const DecorationFileSchema = z.string().min(1).describe('A decoration image file name, as in `avatarDecoration.file`.');

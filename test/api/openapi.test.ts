@@ -21,18 +21,29 @@ addFormats(ajv);
 function operationFor(method: string, pathname: string): Json | undefined {
   for (const [template, item] of Object.entries(doc.paths as Json)) {
     const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
-    if (pattern.test(pathname)) return (item as Json)[method === 'HEAD' ? 'get' : method.toLowerCase()];
+    if (pattern.test(pathname)) return (item as Json)[method.toLowerCase()];
   }
   return undefined;
 }
 
-/** Checks one real answer against the document: the status is declared, and a JSON body matches its schema. */
-function conforms(method: string, target: string, status: number, contentType: string | null, body: string) {
+/** A response, header or schema, with a local `$ref` followed. */
+const resolve = (o: Json): Json => (o.$ref ? o.$ref.slice(2).split('/').reduce((at: Json, key: string) => at[key], doc) : o);
+
+/**
+ * Checks one real answer against the document: the status is declared, every header the document
+ * fixes has that value, and a JSON body matches its schema.
+ */
+function conforms(method: string, target: string, status: number, contentType: string | null, body: string, headers?: Headers) {
   const url = new URL(target, 'http://x');
   const op = operationFor(method, url.pathname);
   expect(op, `${method} ${url.pathname} is in the document`).toBeDefined();
-  const declared = op!.responses[String(status)];
-  expect(declared, `${method} ${target} → ${status} is declared`).toBeDefined();
+  expect(op!.responses[String(status)], `${method} ${target} → ${status} is declared`).toBeDefined();
+  const declared = resolve(op!.responses[String(status)]);
+  if (method === 'HEAD') expect(declared.content, `HEAD ${target} → ${status} has no body`).toBeUndefined();
+  for (const [name, h] of Object.entries((headers && declared.headers) ?? {})) {
+    const fixed = resolve(h as Json).schema?.const;
+    if (fixed !== undefined) expect(headers!.get(name), `${method} ${target} → ${status}: ${name}`).toBe(fixed);
+  }
   if (!contentType || status === 304 || method === 'HEAD') return;
   const type = contentType.split(';')[0]!.trim();
   const media = declared.content?.[type];
@@ -54,6 +65,41 @@ describe('the OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
   });
 
+  test('needs no key: security is an empty list, not left unsaid', () => {
+    expect(doc.security).toEqual([]);
+    expect(doc.components.securitySchemes).toBeUndefined();
+  });
+
+  test('every path documents GET, HEAD and OPTIONS, and a 405 for every other method', () => {
+    for (const [template, item] of Object.entries(doc.paths as Json)) {
+      expect(Object.keys(item as Json).sort(), template).toEqual(['delete', 'get', 'head', 'options', 'patch', 'post', 'put', 'trace']);
+      for (const method of ['put', 'post', 'delete', 'patch', 'trace']) {
+        const refused = resolve((item as Json)[method].responses['405']);
+        expect(refused.headers.Allow.schema.const, `${method} ${template}`).toBe('GET, HEAD, OPTIONS');
+      }
+      expect((item as Json).options.responses['204'], template).toBeDefined();
+      // HEAD answers what GET answers, without a body.
+      expect(Object.keys((item as Json).head.responses), template).toEqual(Object.keys((item as Json).get.responses));
+    }
+  });
+
+  test('every operation of a templated path declares its path parameters', () => {
+    for (const [template, item] of Object.entries(doc.paths as Json)) {
+      const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      for (const [method, op] of Object.entries(item as Json)) {
+        const declared = ((op as Json).parameters ?? []).filter((p: Json) => p.in === 'path').map((p: Json) => p.name);
+        expect(declared, `${method} ${template}`).toEqual(names);
+      }
+    }
+  });
+
+  test('the username path parameter accepts any ASCII casing, as the server does', () => {
+    const param = doc.paths['/api/v1/users/{username}'].get.parameters[0];
+    const valid = ajv.compile(param.schema);
+    for (const name of ['lena-kowalski', 'LENA-KOWALSKI', 'aLiCe', 'erin_99', 'ERIN_99']) expect(valid(name), name).toBe(true);
+    for (const name of ['@alice', 'a.b', '-alice', '', 'é']) expect(valid(name), name).toBe(false);
+  });
+
   test('its schemas are generated from the Zod schemas, not written by hand', () => {
     const generated = (s: z.ZodType) => {
       const { $schema: _ignored, ...rest } = z.toJSONSchema(s, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' }) as Json;
@@ -70,13 +116,18 @@ describe('the OpenAPI document', () => {
       const get = (item as Json).get;
       expect(get, template).toBeDefined();
       expect(Object.keys(get.responses), template).toContain('200');
-      expect((item as Json).options.responses['204'], template).toBeDefined();
-      expect((item as Json).post.responses['405'], template).toBeDefined();
       for (const [status, r] of Object.entries(get.responses as Json)) {
-        const media = (r as Json).content?.['application/json'];
+        const media = resolve(r as Json).content?.['application/json'];
         if (!media) continue;
         expect(media.example, `${template} ${status} example`).toBeDefined();
         conforms('GET', template.replace(/\{[^}]+\}/g, 'x'), Number(status), 'application/json', JSON.stringify(media.example));
+      }
+    }
+    const validate = ajv.compile(doc.components.schemas.Error);
+    for (const [name, r] of Object.entries(doc.components.responses as Json)) {
+      const media = (r as Json).content?.['application/json'];
+      for (const ex of media ? [media.example, ...Object.values(media.examples ?? {}).map((e: any) => e.value)].filter(Boolean) : []) {
+        expect(validate(ex), `${name}: ${ajv.errorsText(validate.errors)}`).toBe(true);
       }
     }
   });
@@ -102,11 +153,13 @@ describe('real answers validate against the document', () => {
     ['GET', '/p/carol'], ['GET', '/p/nobody'], ['HEAD', '/api/v1/users/alice'],
     ['OPTIONS', '/api/v1/users/alice', { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }],
     ['POST', '/api/v1/users/alice'], ['GET', '/api/v1/users/alice', { authorization: 'Bearer x', 'x-api-key': 'k', cookie: 's=1' }],
+    ['PUT', '/api/v1/users/alice'], ['DELETE', '/service-api/v1/creators'], ['PATCH', '/p/alice'], ['HEAD', '/service-api/v1/creators'],
+    ['HEAD', '/api/v1/users/nobody'], ['HEAD', '/p/ALICE'], ['OPTIONS', '/service-api/v1/creators'], ['GET', `/api/v1/users/${'a'.repeat(9000)}`],
   ];
 
   test.each(requests)('%s %s', async (method, target, headers = {}) => {
-    const r = await fetch(service.base + target, { method, headers, redirect: 'manual', body: method === 'POST' ? '{}' : undefined });
-    conforms(method, target, r.status, r.headers.get('content-type'), await r.text());
+    const r = await fetch(service.base + target, { method, headers, redirect: 'manual', body: ['POST', 'PUT', 'PATCH'].includes(method) ? '{}' : undefined });
+    conforms(method, target, r.status, r.headers.get('content-type'), await r.text(), r.headers);
     const etag = r.headers.get('etag');
     if (method === 'GET' && r.status === 200 && etag) {
       const again = await fetch(service.base + target, { headers: { 'if-none-match': etag }, redirect: 'manual' });
