@@ -1,0 +1,118 @@
+// A typed client as API consumers make one: `openapi-typescript` generates types from the served
+// /openapi.json, `openapi-fetch` calls the real server with them, and `tsc` checks the calls.
+// The types are generated on every run, from the document the server serves, so there is no
+// committed copy to go stale.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildAndServe, type BuiltServer } from '../support/built-server.ts';
+import { FIXTURE, ROOT } from '../support/helpers.ts';
+
+const run = promisify(execFile);
+const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
+
+/** What a consumer writes: every call typed from the generated `paths`, and misuse caught by tsc. */
+const CALLS = `
+import createClient from 'openapi-fetch';
+import type { paths } from './api.ts';
+
+export async function calls(baseUrl: string) {
+  const client = createClient<paths>({ baseUrl });
+  // Any ASCII casing is a valid path parameter, as the server answers it.
+  const user = await client.GET('/api/v1/users/{username}', { params: { path: { username: 'ALICE' } } });
+  const displayName: string | undefined = user.data?.data.displayName;
+  const status: 'active' | 'suspended' | undefined = user.data?.data.status;
+
+  const missing = await client.GET('/api/v1/users/{username}', { params: { path: { username: 'nobody' } } });
+  // The error codes are the schema's enum, not any string.
+  const code: 'USER_NOT_FOUND' | 'MISSING_USERNAME' | 'INVALID_USERNAME' | 'INVALID_PARAMETER' | 'DECORATION_NOT_FOUND'
+    | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'BAD_REQUEST' | 'INTERNAL_ERROR' | undefined = missing.error?.error.code;
+
+  const page = await client.GET('/service-api/v1/creators', { params: { query: { limit: 2, sort: 'views' } } });
+  const next: string | null | undefined = page.data?.links.next;
+  const usernames: string[] | undefined = page.data?.data.map((c) => c.username);
+  const following = next ? await client.GET('/service-api/v1/creators', { params: { query: { limit: 2, sort: 'views', cursor: new URL(next).searchParams.get('cursor') ?? undefined } } }) : undefined;
+
+  const head = await client.HEAD('/api/v1/users/{username}', { params: { path: { username: 'alice' } } });
+  const refused = await client.DELETE('/api/v1/users/{username}', { params: { path: { username: 'alice' } } });
+  const refusedCode: string | undefined = refused.error?.error.code;
+
+  return {
+    user: { status: user.response.status, displayName, accountStatus: status },
+    missing: { status: missing.response.status, code },
+    page: { status: page.response.status, next, usernames },
+    following: following && { status: following.response.status, usernames: following.data?.data.map((c) => c.username), prev: following.data?.links.prev },
+    head: { status: head.response.status, etag: head.response.headers.get('etag') },
+    refused: { status: refused.response.status, code: refusedCode },
+  };
+}
+
+export function misuse(client: ReturnType<typeof createClient<paths>>) {
+  // @ts-expect-error not a path of the API
+  void client.GET('/api/v2/users');
+  // @ts-expect-error the username is a required path parameter
+  void client.GET('/api/v1/users/{username}', { params: { path: {} } });
+  // @ts-expect-error \`limit\` is a number
+  void client.GET('/service-api/v1/creators', { params: { query: { limit: 'two' } } });
+  // @ts-expect-error \`sort\` is one of the documented orders
+  void client.GET('/service-api/v1/creators', { params: { query: { sort: 'random' } } });
+}
+`;
+
+const TSCONFIG = {
+  compilerOptions: {
+    strict: true, noEmit: true, target: 'es2022', module: 'preserve', moduleResolution: 'bundler',
+    allowImportingTsExtensions: true, lib: ['es2022', 'dom', 'dom.iterable'], types: [], skipLibCheck: true,
+  },
+  files: ['calls.ts'],
+};
+
+let service: BuiltServer;
+let dir: string;
+beforeAll(async () => {
+  service = await buildAndServe(FIXTURE, { name: 'typed-client' });
+  // Outside node_modules (Node and Vite would not compile a .ts file in there), with the
+  // project's packages linked in so `openapi-fetch` resolves as in a consumer's project.
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'typed-client-'));
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  fs.writeFileSync(path.join(dir, 'calls.ts'), CALLS);
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
+  await run(process.execPath, [bin('openapi-typescript'), `${service.base}/openapi.json`, '--output', path.join(dir, 'api.ts')], { cwd: dir });
+}, 120_000);
+afterAll(() => {
+  service?.stop();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a client generated with openapi-typescript and openapi-fetch', () => {
+  test('the generated types and the calls type-check with tsc', async () => {
+    const tsc = await run(process.execPath, [bin('tsc'), '-p', path.join(dir, 'tsconfig.json')], { cwd: dir }).catch((e) => e);
+    expect(`${tsc.stdout ?? ''}${tsc.stderr ?? ''}`).toBe('');
+    expect(tsc.code ?? 0).toBe(0);
+    // The document's HEAD, refused methods and path parameters are in the types.
+    const api = fs.readFileSync(path.join(dir, 'api.ts'), 'utf8');
+    expect(api).toMatch(/"\/api\/v1\/users\/\{username\}": \{/);
+    expect(api).toMatch(/getUserHead: \{/);
+    expect(api).toMatch(/getUserDelete: \{/);
+  }, 60_000);
+
+  test('runs against the real server: a user in any casing, a 404, the creators list and its pages', async () => {
+    const { calls } = await import(pathToFileURL(path.join(dir, 'calls.ts')).href);
+    const result = await calls(service.base);
+    expect(result.user).toMatchObject({ status: 200, displayName: expect.any(String), accountStatus: 'active' });
+    expect(result.missing).toEqual({ status: 404, code: 'USER_NOT_FOUND' });
+    expect(result.page).toMatchObject({ status: 200, usernames: expect.any(Array) });
+    expect(result.page.usernames).toHaveLength(2);
+    expect(result.page.next).toMatch(/^https:\/\/profiles\.example\.net\/service-api\/v1\/creators\?/);
+    expect(result.following.status).toBe(200);
+    expect(result.following.prev).toMatch(/cursor=/);
+    expect(result.following.usernames.some((u: string) => result.page.usernames.includes(u))).toBe(false);
+    expect(result.head.status).toBe(200);
+    expect(result.head.etag).toMatch(/^"/);
+    expect(result.refused).toEqual({ status: 405, code: 'METHOD_NOT_ALLOWED' });
+  });
+});
