@@ -2,6 +2,7 @@
 // (Site, ApiRequest) -> ApiResponse. The Node server and the Astro catch-all routes both call
 // `dispatch`, so there is one routing table.
 import { USERNAME_PATTERN, USERNAME_RULE, foldAscii } from '../schemas/common.ts';
+import { DEFAULT_LIMIT } from '../schemas/queries.ts';
 import { creatorsPage, parseCreatorsQuery, type CreatorsQuery } from '../model/creators-list.ts';
 import { defaultAvatarSvg } from '../ui/default-avatar.ts';
 import { JSON_HEADERS } from '../http/headers.ts';
@@ -94,8 +95,29 @@ export function creatorsAnswer(site: Site, query: CreatorsQuery, timestamp: stri
     timestamp,
     executionTimeMs,
     metaExtra: `,"total":${page.total},"limit":${query.limit}`,
-    linksJson: JSON.stringify({ next: page.next, prev: page.prev }),
+    links: { next: page.next, prev: page.prev },
   });
+}
+
+/** The creators list without parameters: the first page in the default order. */
+export const DEFAULT_CREATORS_QUERY: CreatorsQuery = { limit: DEFAULT_LIMIT, sort: 'featured' };
+
+const prerenderedCreatorsOf = new WeakMap<Site, ApiResponse>();
+
+/**
+ * The pre-rendered default page of the creators list, as the build writes its file (meta.timestamp
+ * the build time, executionTimeMs 0), with a strong ETag over these bytes. The Node server answers
+ * it from memory rather than from the file because a file carries no `Link` header; static hosts
+ * get it from a `_headers` rule (src/build/static-host-headers.ts).
+ */
+export function prerenderedCreators(site: Site): ApiResponse {
+  let answer = prerenderedCreatorsOf.get(site);
+  if (!answer) {
+    const made = creatorsAnswer(site, DEFAULT_CREATORS_QUERY, site.builtAt, 0);
+    answer = { ...made, headers: { ...made.headers, etag: etagOf(made.body!) } };
+    prerenderedCreatorsOf.set(site, answer);
+  }
+  return answer;
 }
 
 /** GET /service-api/v1/creators?limit=&cursor=&category=&featured=&sort= */

@@ -61,7 +61,8 @@ export function buildOpenApi(site: Site): Json {
   }
   const name = sampleUser?.username ?? 'alice';
   const userExample = body(successJson(JSON.stringify(sampleUser ?? null), { timestamp, executionTimeMs: 0 }));
-  const creatorsExample = body(creatorsAnswer(site, { limit: 2, sort: 'featured' }, timestamp, 0));
+  const creatorsPage = creatorsAnswer(site, { limit: 2, sort: 'featured' }, timestamp, 0);
+  const creatorsExample = body(creatorsPage);
   const example = (r: ApiResponse) => {
     const e = body(r);
     e.meta.timestamp = timestamp;
@@ -215,7 +216,17 @@ export function buildOpenApi(site: Site): Json {
         description: 'Without parameters this is a pre-rendered file (the first page). Follow `links.next` to page on: cursors are keyset positions, so pages never repeat or skip an item.',
         parameters: creatorParams,
         responses: {
-          200: json(ref('CreatorsBody'), 'One page of creators.', creatorsExample),
+          200: {
+            ...json(ref('CreatorsBody'), 'One page of creators.', creatorsExample),
+            headers: {
+              ...WITH_ETAG,
+              Link: {
+                description: 'The neighbouring pages (RFC 8288): `<links.next>; rel="next"` and `<links.prev>; rel="prev"`, the same addresses as in the body; absent when both are null. The pre-rendered first page has it too.',
+                schema: { type: 'string' },
+                ...(creatorsPage.headers.link && { example: creatorsPage.headers.link }),
+              },
+            },
+          },
           304: notModified,
           400: err('A parameter value is invalid; the message names it and what is allowed.', error(400, 'INVALID_PARAMETER', '`limit` must be a whole number from 1 to 100 (default 50)')),
         },

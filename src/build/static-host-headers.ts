@@ -16,9 +16,10 @@ export const HEADERS_FILE = '_headers';
 type Headers = Record<string, string>;
 
 /**
- * The `_headers` text for a build whose dist/client holds `files` (paths relative to it, with `/`).
+ * The `_headers` text for a build whose dist/client holds `files` (paths relative to it, with `/`),
+ * and `byAddress` headers that depend on a file's content rather than its kind (`answerOnlyHeaders`).
  */
-export function staticHostHeaders(files: readonly string[]): string {
+export function staticHostHeaders(files: readonly string[], byAddress: Readonly<Record<string, Headers>> = {}): string {
   const served = files.filter((f) => !NOT_SERVED.has(f)).sort();
   const rules = new Map<string, Headers>();
   const add = (pattern: string, headers: Headers) => {
@@ -52,6 +53,8 @@ export function staticHostHeaders(files: readonly string[]): string {
     if (oneRule) add(`/${dir}/*`, staticHostRuleHeaders(inDir[0]!));
     else for (const f of inDir) add(addressOf(f), staticHostRuleHeaders(f));
   }
+  // An exact address: no rule of a folder sets these headers, so nothing is joined with a comma.
+  for (const [address, headers] of Object.entries(byAddress)) add(address, headers);
 
   const blocks = [...rules].map(([pattern, headers]) => `${pattern}\n${Object.entries(headers).map(([k, v]) => `  ${titleCase(k)}: ${v}`).join('\n')}`);
   return [
@@ -64,12 +67,12 @@ export function staticHostHeaders(files: readonly string[]): string {
   ].join('\n');
 }
 
-/** Writes `<clientDir>/_headers` for the files in it. */
-export function writeStaticHostHeaders(clientDir: string): void {
+/** Writes `<clientDir>/_headers` for the files in it (and `byAddress`, as `staticHostHeaders`). */
+export function writeStaticHostHeaders(clientDir: string, byAddress: Readonly<Record<string, Headers>> = {}): void {
   const files = fs.readdirSync(clientDir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => path.relative(clientDir, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
-  fs.writeFileSync(path.join(clientDir, HEADERS_FILE), staticHostHeaders(files));
+  fs.writeFileSync(path.join(clientDir, HEADERS_FILE), staticHostHeaders(files, byAddress));
 }
 
 const titleCase = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());

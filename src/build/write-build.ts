@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { CREATORS_PATH, USERS_PATH, creatorsAnswer, prerenderedUserBody } from '../api/handler.ts';
-import { DEFAULT_LIMIT } from '../schemas/queries.ts';
+import { CREATORS_PATH, USERS_PATH, prerenderedCreators, prerenderedUserBody } from '../api/handler.ts';
+import { answerOnlyHeaders } from '../http/headers.ts';
 import { Site } from '../api/site.ts';
 import { buildLayout } from './layout.ts';
 import type { SiteIndex } from '../model/site-index.ts';
@@ -102,7 +102,8 @@ export function writeApiFiles(outDir: string, index: SiteIndex, site: Site, user
   const creatorsFile = path.join(layout.client, ...CREATORS_PATH.split('/').filter(Boolean));
   fs.mkdirSync(path.dirname(creatorsFile), { recursive: true });
   // The default page of the list: the same answer `?limit=50&sort=featured` gets on demand.
-  fs.writeFileSync(creatorsFile, creatorsAnswer(site, { limit: DEFAULT_LIMIT, sort: 'featured' }, index.builtAt, 0).body as string);
+  const creators = prerenderedCreators(site);
+  fs.writeFileSync(creatorsFile, creators.body as string);
 
   let mediaFiles = 0;
   const copy = (from: string, toDir: string, file: string) => {
@@ -116,7 +117,7 @@ export function writeApiFiles(outDir: string, index: SiteIndex, site: Site, user
   fs.mkdirSync(layout.server, { recursive: true });
   fs.writeFileSync(layout.siteIndex, JSON.stringify(index));
   // Last, so its rules cover every file of the build.
-  writeStaticHostHeaders(layout.client);
+  writeStaticHostHeaders(layout.client, { [CREATORS_PATH]: answerOnlyHeaders(CREATORS_PATH, creators.headers) });
   return { userFiles: fs.readdirSync(usersDir).length, mediaFiles };
 }
 

@@ -25,10 +25,17 @@ export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
 type Headers = Readonly<Record<string, string>>;
 
+/**
+ * What a script on another origin may read beyond the CORS-safelisted headers (Cache-Control,
+ * Content-Language, Content-Length, Content-Type, Expires, Last-Modified, Pragma: Fetch standard):
+ * ETag for conditional requests, Link for the next and previous page, Allow on a 405.
+ */
+export const EXPOSED_HEADERS = 'ETag, Link, Allow';
+
 /** Sent on every answer, static files and errors included. */
 export const COMMON_HEADERS: Headers = Object.freeze({
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'ETag',
+  'access-control-expose-headers': EXPOSED_HEADERS,
   'cache-control': CACHE_CONTROL,
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'strict-origin-when-cross-origin',
@@ -65,6 +72,25 @@ export const REQUEST_ERROR_HEADERS: Headers = Object.freeze({ ...JSON_HEADERS, '
 
 /** A 405: the methods we answer. */
 export const METHOD_NOT_ALLOWED_HEADERS: Headers = Object.freeze({ ...JSON_HEADERS, allow: ALLOWED_METHODS });
+
+/** The neighbouring pages of a paginated answer: full addresses, or null at the ends. */
+export interface PageLinks {
+  next: string | null;
+  prev: string | null;
+}
+
+/**
+ * The `Link` header of a page of a list (RFC 8288 §3, the relations of RFC 8288 §6.2.2 / HTML):
+ * the same addresses as the body's `links`, so clients that page by headers (GitHub's and
+ * Mastodon's conventions) and those that read the body agree. None on a page with no neighbours.
+ */
+export function pageLinkHeaders(links: PageLinks): Record<string, string> {
+  const parts: string[] = [];
+  // Our addresses are built with URLSearchParams, so they hold no `>` or `,` to escape.
+  if (links.next) parts.push(`<${links.next}>; rel="next"`);
+  if (links.prev) parts.push(`<${links.prev}>; rel="prev"`);
+  return parts.length ? { link: parts.join(', ') } : {};
+}
 
 /** A permanent redirect to our own canonical address of a page. */
 export const redirectHeaders = (location: string): Record<string, string> => ({ ...COMMON_HEADERS, location });
@@ -128,6 +154,18 @@ export function staticFileHeaders(address: string, ext: string): Headers {
     STATIC_BY_KIND.set(kind, headers = Object.freeze(h));
   }
   return headers;
+}
+
+/**
+ * The headers of an answer the server makes in memory for a pre-rendered file that the file's own
+ * headers (`staticFileHeaders`) lack, ETag and length aside: the creators list's `Link`. A static
+ * host sends them through a `_headers` rule for that address.
+ */
+export function answerOnlyHeaders(address: string, headers: Headers): Record<string, string> {
+  const slash = address.lastIndexOf('/');
+  const dot = address.lastIndexOf('.');
+  const file = staticFileHeaders(address, dot > slash ? address.slice(dot) : '');
+  return Object.fromEntries(Object.entries(headers).filter(([k, v]) => k !== 'etag' && k !== 'content-length' && file[k] !== v));
 }
 
 /**

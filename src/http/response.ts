@@ -6,7 +6,7 @@ import { API_VERSION, type ErrorCode } from '../schemas/api.ts';
 import type { ApiRequest } from './request.ts';
 import {
   ALLOWED_METHODS, HTML_HEADERS, JSON_HEADERS, METHOD_NOT_ALLOWED_HEADERS, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS,
-  SERVER_ERROR_HEADERS, SVG_HEADERS, COMMON_HEADERS, redirectHeaders,
+  SERVER_ERROR_HEADERS, SVG_HEADERS, COMMON_HEADERS, pageLinkHeaders, redirectHeaders, type PageLinks,
 } from './headers.ts';
 
 export interface ApiResponse {
@@ -51,16 +51,17 @@ export const elapsed = (req: ApiRequest) => Math.max(0, Math.round((performance.
 
 /**
  * A success answer around an already-serialised `data`. The ETag covers `data` only, so it stays
- * the same while `meta.timestamp` moves: weak, since the bytes differ (RFC 9110 §8.8.1).
+ * the same while `meta.timestamp` moves: weak, since the bytes differ (RFC 9110 §8.8.1). A page of
+ * a list has `links` in the body and the same addresses in a `Link` header.
  */
 export function successJson(
   dataJson: string | Buffer,
-  opts: { etag?: string; timestamp: string; executionTimeMs: number; metaExtra?: string; linksJson?: string },
+  opts: { etag?: string; timestamp: string; executionTimeMs: number; metaExtra?: string; links?: PageLinks },
 ): ApiResponse {
-  const links = opts.linksJson ? `,"links":${opts.linksJson}` : '';
+  const links = opts.links ? `,"links":${JSON.stringify(opts.links)}` : '';
   return {
     status: 200,
-    headers: { ...JSON_HEADERS, etag: opts.etag ?? `W/${etagOf(`${dataJson}${opts.metaExtra ?? ''}${links}`)}` },
+    headers: { ...JSON_HEADERS, ...(opts.links && pageLinkHeaders(opts.links)), etag: opts.etag ?? `W/${etagOf(`${dataJson}${opts.metaExtra ?? ''}${links}`)}` },
     body: successBody(dataJson, opts),
   };
 }
@@ -72,8 +73,8 @@ const SUCCESS_HEAD_BYTES = Buffer.from(SUCCESS_HEAD);
  * The bytes of a success answer: `{"success":true,"data":…,"meta":…,"links":…}`. With `data` as
  * UTF-8 bytes, the answer is bytes too (a copy, no string encoding).
  */
-export function successBody(dataJson: string | Buffer, opts: { timestamp: string; executionTimeMs: number; metaExtra?: string; linksJson?: string }): string | Buffer {
-  const tail = `,"meta":${meta(opts.timestamp, opts.executionTimeMs, opts.metaExtra)}${opts.linksJson ? `,"links":${opts.linksJson}` : ''}}`;
+export function successBody(dataJson: string | Buffer, opts: { timestamp: string; executionTimeMs: number; metaExtra?: string; links?: PageLinks }): string | Buffer {
+  const tail = `,"meta":${meta(opts.timestamp, opts.executionTimeMs, opts.metaExtra)}${opts.links ? `,"links":${JSON.stringify(opts.links)}` : ''}}`;
   return typeof dataJson === 'string' ? `${SUCCESS_HEAD}${dataJson}${tail}` : Buffer.concat([SUCCESS_HEAD_BYTES, dataJson, Buffer.from(tail)]);
 }
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { USER_PREFIX, dispatch, isApiPath, prerenderedUser } from '../api/handler.ts';
+import { CREATORS_PATH, USER_PREFIX, dispatch, isApiPath, prerenderedCreators, prerenderedUser } from '../api/handler.ts';
 import { foldAscii } from '../schemas/common.ts';
 import { ASTRO_PAGE_HEADERS } from '../http/headers.ts';
 import {
@@ -93,9 +93,11 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
     // where the bare address is a pre-rendered file.
     const onDemand = request.search !== '' && isApiPath(request.path);
     if (decoded !== undefined && !onDemand) {
-      // A user's pre-rendered answer comes from memory, the same bytes as its file (src/api/handler.ts `prerenderedUser`).
-      const user = decoded.startsWith(USER_PREFIX) ? prerenderedUser(site, decoded.slice(USER_PREFIX.length)) : undefined;
-      if (user) return send(res, finish(request, user));
+      // A user's pre-rendered answer and the creators list's first page come from memory, the same
+      // bytes as their files (src/api/handler.ts `prerenderedUser`, `prerenderedCreators`).
+      const prerendered = decoded.startsWith(USER_PREFIX) ? prerenderedUser(site, decoded.slice(USER_PREFIX.length))
+        : decoded === CREATORS_PATH ? prerenderedCreators(site) : undefined;
+      if (prerendered) return send(res, finish(request, prerendered));
       const file = files.cached(decoded) ?? (files.has(decoded) ? await files.load(decoded) : undefined);
       if (file) return send(res, finish(request, { status: 200, headers: file.headers, body: file.body }));
     }

@@ -44,8 +44,11 @@ export async function calls(baseUrl: string) {
   return {
     user: { status: user.response.status, displayName, accountStatus: status },
     missing: { status: missing.response.status, code },
-    page: { status: page.response.status, next, usernames },
-    following: following && { status: following.response.status, usernames: following.data?.data.map((c) => c.username), prev: following.data?.links.prev },
+    page: { status: page.response.status, next, usernames, link: page.response.headers.get('link') },
+    following: following && {
+      status: following.response.status, usernames: following.data?.data.map((c) => c.username), prev: following.data?.links.prev,
+      link: following.response.headers.get('link'),
+    },
     head: { status: head.response.status, etag: head.response.headers.get('etag') },
     refused: { status: refused.response.status, code: refusedCode },
   };
@@ -100,7 +103,7 @@ describe('a client generated with openapi-typescript and openapi-fetch', () => {
     expect(api).toMatch(/getUserDelete: \{/);
   }, 60_000);
 
-  test('runs against the real server: a user in any casing, a 404, the creators list and its pages', async () => {
+  test('runs against the real server: a user in any casing, a 404, the creators list, its pages and Link headers', async () => {
     const { calls } = await import(pathToFileURL(path.join(dir, 'calls.ts')).href);
     const result = await calls(service.base);
     expect(result.user).toMatchObject({ status: 200, displayName: expect.any(String), accountStatus: 'active' });
@@ -110,6 +113,9 @@ describe('a client generated with openapi-typescript and openapi-fetch', () => {
     expect(result.page.next).toMatch(/^https:\/\/profiles\.example\.net\/service-api\/v1\/creators\?/);
     expect(result.following.status).toBe(200);
     expect(result.following.prev).toMatch(/cursor=/);
+    // The same pages in a Link header (RFC 8288), readable by a browser script (exposed by CORS).
+    expect(result.page.link).toBe(`<${result.page.next}>; rel="next"`);
+    expect(result.following.link).toContain(`<${result.following.prev}>; rel="prev"`);
     expect(result.following.usernames.some((u: string) => result.page.usernames.includes(u))).toBe(false);
     expect(result.head.status).toBe(200);
     expect(result.head.etag).toMatch(/^"/);

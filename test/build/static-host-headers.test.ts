@@ -53,7 +53,7 @@ describe('the _headers text', () => {
 
       /*
         Access-Control-Allow-Origin: *
-        Access-Control-Expose-Headers: ETag
+        Access-Control-Expose-Headers: ETag, Link, Allow
         X-Content-Type-Options: nosniff
         Referrer-Policy: strict-origin-when-cross-origin
 
@@ -143,6 +143,22 @@ describe('the _headers text', () => {
       if (ext !== '') delete expected['content-type'];
       expect(hostHeaders(text, address), file).toEqual(expected);
     }
+  });
+});
+
+describe('headers that depend on a file\'s content', () => {
+  test('the creators list\'s Link gets a rule of its exact address, and no other address gets it', () => {
+    const link = '<https://profiles.example.net/service-api/v1/creators?limit=50&cursor=abc>; rel="next"';
+    const text = staticHostHeaders(FILES, { '/service-api/v1/creators': { link } });
+    expect(hostHeaders(text, '/service-api/v1/creators').link).toBe(link);
+    for (const file of FILES.filter((f) => f !== 'service-api/v1/creators')) {
+      const address = urlPathOf(file);
+      if (address) expect(hostHeaders(text, address).link, address).toBeUndefined();
+    }
+  });
+
+  test('an address with nothing of its own adds no rule', () => {
+    expect(staticHostHeaders(FILES, { '/service-api/v1/creators': {} })).toBe(staticHostHeaders(FILES));
   });
 });
 

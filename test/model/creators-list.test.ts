@@ -1,6 +1,7 @@
 // The creators directory as a list API: limit, cursors, filters, sorts, and 400s that say what is allowed.
 import { describe, expect, test } from 'vitest';
-import { dispatch } from '../../src/api/handler.ts';
+import { dispatch, prerenderedCreators } from '../../src/api/handler.ts';
+import { etagOf } from '../../src/http/response.ts';
 import { loadContent } from '../../src/content/load.ts';
 import { Site } from '../../src/api/site.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
@@ -119,5 +120,38 @@ describe('creators list', () => {
 
   test('unknown parameters are ignored', async () => {
     expect((await page(big, '?utm_source=x&_=123')).data).toEqual((await page(big, '')).data);
+  });
+
+  test('every page names its neighbours in a Link header too, the same addresses as links (RFC 8288)', async () => {
+    let target = '?limit=30&sort=name';
+    const seen: string[] = [];
+    for (let pages = 0; target && pages < 10; pages++) {
+      const r = await dispatch(big, request(`/service-api/v1/creators${target}`));
+      const { links } = CreatorsBodySchema.parse(bodyJson(r));
+      const expected = [links.next && `<${links.next}>; rel="next"`, links.prev && `<${links.prev}>; rel="prev"`].filter(Boolean);
+      if (expected.length) expect(r.headers.link, target).toBe(expected.join(', '));
+      else expect(r.headers.link, target).toBeUndefined();
+      seen.push(...expected.map((e) => e!.slice(e!.indexOf('rel='))));
+      target = links.next?.slice(`${SITE_URL}/service-api/v1/creators`.length) ?? '';
+    }
+    // The first page has only next, the middle ones both, the last only prev.
+    expect(new Set(seen)).toEqual(new Set(['rel="next"', 'rel="prev"']));
+  });
+
+  test('one page with no neighbours has no Link header', async () => {
+    const r = await dispatch(big, request('/service-api/v1/creators?limit=100&category=nothing-here'));
+    expect(r.status).toBe(200);
+    expect(r.headers.link).toBeUndefined();
+  });
+
+  test('the pre-rendered first page is the default answer with the same Link and a strong ETag of its bytes', async () => {
+    const file = prerenderedCreators(big);
+    const onDemand = await dispatch(big, request('/service-api/v1/creators'));
+    expect(file.headers.link).toBe(onDemand.headers.link);
+    expect(file.headers.link).toMatch(/^<https:\/\/profiles\.example\.net\/service-api\/v1\/creators\?limit=50&cursor=[\w-]+>; rel="next"$/);
+    expect(file.headers.etag).toBe(etagOf(file.body!));
+    const body = CreatorsBodySchema.parse(bodyJson(file));
+    expect(body.meta).toMatchObject({ timestamp: big.builtAt, executionTimeMs: 0 });
+    expect(body.data).toEqual(CreatorsBodySchema.parse(bodyJson(onDemand)).data);
   });
 });
