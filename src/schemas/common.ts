@@ -26,13 +26,38 @@ export const charLength = (s: string) => [...s].length;
 // C0/C1 control characters except tab and newline: invisible, and they break terminals and logs.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
+/**
+ * A rule a Zod refinement checks, as a JSON Schema pattern with the same message, for the editor
+ * schemas (src/tools/json-schemas.ts puts these under `allOf`): refinements have no JSON Schema.
+ * Patterns are read with the `u` flag, as yaml-language-server and Ajv read them, so `{0,64}`
+ * counts code points as `charLength` does (`maxLength` in yaml-language-server counts UTF-16 units).
+ */
+export interface EditorPattern {
+  pattern: string;
+  message: string;
+  /** Matched in any case (spelt out as `[aA]`, since JSON Schema patterns carry no flags). */
+  caseInsensitive?: boolean;
+}
+
 /** Text of 0..max characters without control characters (newlines allowed when `multiline`). */
-export const text = (max: number, { multiline = false } = {}) =>
-  z.string({ error: 'must be text' })
-    .refine((s) => charLength(s) <= max, { error: `must be at most ${max} characters` })
-    .refine((s) => !CONTROL.test(s) && (multiline || !/[\t\n]/.test(s)), {
-      error: multiline ? 'must not contain control characters' : 'must be one line without control characters',
-    });
+export const text = (max: number, { multiline = false } = {}) => {
+  const tooLong = `must be at most ${max} characters`;
+  const control = multiline ? 'must not contain control characters' : 'must be one line without control characters';
+  const editorPatterns: EditorPattern[] = [
+    { pattern: `^[\\s\\S]{0,${max}}$`, message: tooLong },
+    { pattern: multiline ? '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' : '^[^\\u0000-\\u001f\\u007f-\\u009f]*$', message: control },
+  ];
+  return z.string({ error: 'must be text' })
+    .refine((s) => charLength(s) <= max, { error: tooLong })
+    .refine((s) => !CONTROL.test(s) && (multiline || !/[\t\n]/.test(s)), { error: control })
+    .meta({ editorPatterns });
+};
+
+/**
+ * The editor pattern of the "must not be empty" refinements (`s.trim()` is empty exactly when the
+ * text has no `\S`): `.meta({ editorNotEmpty: NOT_EMPTY })` beside them.
+ */
+export const NOT_EMPTY: EditorPattern = { pattern: '\\S', message: 'must not be empty' };
 
 /** An ISO 8601 date-time with a zone, e.g. `2021-03-14T09:26:53Z` or `2022-07-04T15:30:00+02:00`. */
 export const DateTimeSchema = z.iso.datetime({

@@ -1,5 +1,5 @@
 import { z } from 'astro/zod';
-import { DECORATION_ID_PATTERN, DateTimeSchema, IMAGE_FILE_PATTERN, IMAGE_TYPES, charLength, text } from './common.ts';
+import { DECORATION_ID_PATTERN, DateTimeSchema, IMAGE_FILE_PATTERN, IMAGE_TYPES, NOT_EMPTY, charLength, text } from './common.ts';
 
 /** The badges a profile can carry, in the order they are listed in answers. */
 export const BADGES = ['verified', 'official', 'helper'] as const;
@@ -7,6 +7,8 @@ export type Badge = (typeof BADGES)[number];
 
 /** A bare host name: labels of letters, digits and `-`, at least one dot, no scheme, path or port. */
 const HOST_PATTERN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const HOST_RULE = 'must be a bare host name like `alice.example.com`: no `https://`, path or port';
+const URL_RULE = 'must be a full `https://` or `http://` address, like `https://github.com/alice`';
 
 export const SocialSchema = z.strictObject({
   /** Lowercase platform name, e.g. `github`, `youtube`, `mastodon`. */
@@ -17,16 +19,20 @@ export const SocialSchema = z.strictObject({
   url: z.url({
     protocol: /^https?$/,
     hostname: z.regexes.domain,
-    error: 'must be a full `https://` or `http://` address, like `https://github.com/alice`',
+    error: URL_RULE,
   }).max(2048, { error: 'must be at most 2048 characters' })
-    .meta({ description: 'The full address of the profile on that platform, `https://` or `http://`, e.g. `https://github.com/alice`.' }),
+    .meta({
+      description: 'The full address of the profile on that platform, `https://` or `http://`, e.g. `https://github.com/alice`.',
+      // The scheme only: the host is checked on the parsed URL (IDNA, percent-decoding), which a pattern cannot follow.
+      editorPatterns: [{ pattern: '^https?:', caseInsensitive: true, message: URL_RULE }],
+    }),
 });
 export type Social = z.infer<typeof SocialSchema>;
 
 export const SuspensionSchema = z.strictObject({
   /** A short machine-friendly reason, e.g. `spam`. Published as `banInfo.reason`. */
   reason: text(200).refine((s) => s.trim().length > 0, { error: 'must not be empty' })
-    .meta({ description: 'A short machine-friendly reason, e.g. `spam`; at most 200 characters. Published as `banInfo.reason`.' }),
+    .meta({ editorNotEmpty: NOT_EMPTY, description: 'A short machine-friendly reason, e.g. `spam`; at most 200 characters. Published as `banInfo.reason`.' }),
   /** The notice shown on the profile page and published as `banInfo.message`. */
   message: text(1000, { multiline: true }).optional()
     .meta({ description: 'The notice shown on the profile page instead of its bio and links, published as `banInfo.message`; at most 1000 characters.' }),
@@ -39,7 +45,7 @@ export type Suspension = z.infer<typeof SuspensionSchema>;
 export const ProfileSchema = z.strictObject({
   /** The name shown for the profile: 1-64 characters, any Unicode. */
   displayName: text(64).refine((s) => charLength(s.trim()) >= 1, { error: 'must not be empty' })
-    .meta({ description: 'The name shown for the profile: 1-64 characters, any Unicode (an emoji counts as one).' }),
+    .meta({ editorNotEmpty: NOT_EMPTY, description: 'The name shown for the profile: 1-64 characters, any Unicode (an emoji counts as one).' }),
   /** About the person, shown as plain text (never as markup). At most 1000 characters. */
   bio: text(1000, { multiline: true }).default('')
     .meta({ description: 'About the person, shown as plain text (never as markup); newlines allowed, at most 1000 characters.' }),
@@ -55,11 +61,13 @@ export const ProfileSchema = z.strictObject({
   /** A bare host name that serves this profile, e.g. `alice.example.com`. */
   customDomain: z.string({ error: 'must be a host name like `alice.example.com`' })
     .transform((s) => s.toLowerCase())
-    .pipe(z.string().regex(HOST_PATTERN, {
-      error: 'must be a bare host name like `alice.example.com`: no `https://`, path or port',
-    }))
+    .pipe(z.string().regex(HOST_PATTERN, { error: HOST_RULE }))
     .optional()
-    .meta({ description: 'A bare host name that serves this profile, e.g. `alice.example.com`: no `https://`, path or port. `pageUrl` becomes `https://<customDomain>`.' }),
+    .meta({
+      description: 'A bare host name that serves this profile, e.g. `alice.example.com`: no `https://`, path or port. `pageUrl` becomes `https://<customDomain>`.',
+      // The input side of the lowercasing transform has no pattern of its own: the host rule in any case.
+      editorPatterns: [{ pattern: HOST_PATTERN.source, caseInsensitive: true, message: HOST_RULE }],
+    }),
   /** Page views; a count in `content/stats/views.yaml` replaces it. */
   views: z.int({ error: 'must be a whole number >= 0' }).min(0, { error: 'must be a whole number >= 0' }).default(0)
     .meta({ description: 'Page views, a whole number >= 0. A count for this profile in `content/stats/views.yaml` replaces it.' }),
@@ -69,7 +77,7 @@ export const ProfileSchema = z.strictObject({
   })
     .refine((list) => new Set(list).size === list.length, { error: 'must not list a badge twice' })
     .default([])
-    .meta({ description: `Badges shown on the profile, each at most once: ${BADGES.map((b) => `\`${b}\``).join(', ')}. E.g. \`[verified, helper]\`.` }),
+    .meta({ uniqueItems: true, description: `Badges shown on the profile, each at most once: ${BADGES.map((b) => `\`${b}\``).join(', ')}. E.g. \`[verified, helper]\`.` }),
   /** The id of a decoration in `content/decorations/<id>.yaml`. */
   decoration: z.string({ error: 'must be the id of a file in content/decorations/' })
     .regex(DECORATION_ID_PATTERN, { error: 'must be the id of a file in content/decorations/ (its name without `.yaml`)' })

@@ -1,10 +1,12 @@
 // JSON Schema files for editors, generated from the content schemas in src/schemas (never written
 // by hand). With `# yaml-language-server: $schema=...` as a file's first line, VS Code's YAML
-// extension completes keys, shows each key's description on hover and marks mistakes as you type.
-// `npm run check` stays the authority: refinements (lengths counted in characters, "not empty",
-// files that must exist, checks across files) cannot be expressed in JSON Schema.
+// extension completes keys, shows each key's description on hover and marks mistakes as you type,
+// with the messages `npm run check` prints where yaml-language-server shows a schema's own message
+// (`errorMessage`, `patternErrorMessage`). `npm run check` stays the authority: files that must
+// exist, checks across files, file names and YAML hazards are beyond JSON Schema (see
+// docs/operators.md and test/tools/editor-diagnostics.test.ts for the exact list).
 import { z } from 'astro/zod';
-import { CreatorSchema, DecorationSchema, ProfileSchema, ViewsStatsSchema } from '../schemas/index.ts';
+import { CreatorSchema, DecorationSchema, ProfileSchema, ViewsStatsSchema, type EditorPattern } from '../schemas/index.ts';
 
 /** Where the files live, relative to the project: under public/, so the site serves them too. */
 export const JSON_SCHEMA_DIR = 'public/schemas';
@@ -35,10 +37,42 @@ export function contentJsonSchemas(): JsonSchemaFile[] {
   return TARGETS.map(({ file, schema, title, description }) => {
     // `io: 'input'` describes what an operator writes: defaults are optional, and customDomain's
     // lowercasing transform is allowed (the output side of a transform has no JSON Schema).
-    const { $schema, ...body } = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12', override: patternsAsWritten });
+    const { $schema, ...body } = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12', override: editorHints });
     const doc = { $schema, title, description, $comment: 'Generated from src/schemas by `npm run schemas`; do not edit.', ...body };
     return { file, text: `${JSON.stringify(doc, null, 2)}\n` };
   });
+}
+
+type OverrideContext = { zodSchema: unknown; jsonSchema: Record<string, unknown> };
+
+function editorHints(ctx: OverrideContext) {
+  patternsAsWritten(ctx);
+  typeMessage(ctx);
+  refinementPatterns(ctx);
+}
+
+/**
+ * A Zod type's own message (`z.string({ error })`) becomes `errorMessage`, which yaml-language-server
+ * shows for a wrong type or a value outside an enum (and for a pattern without `patternErrorMessage`).
+ * Objects get none: there it would also replace "Missing property".
+ */
+function typeMessage({ zodSchema, jsonSchema }: OverrideContext) {
+  if (jsonSchema.type === 'object' && jsonSchema.properties) return;
+  const message = messageOf((zodSchema as { _zod?: { def?: ZodDefLike } })._zod?.def?.error);
+  if (message && (jsonSchema.type || jsonSchema.enum)) jsonSchema.errorMessage = message;
+}
+
+/** `editorPatterns` and `editorNotEmpty` metadata (src/schemas/common.ts) become patterns under `allOf`, each with its message. */
+function refinementPatterns({ jsonSchema }: OverrideContext) {
+  const patterns = [...((jsonSchema.editorPatterns as EditorPattern[] | undefined) ?? [])];
+  if (jsonSchema.editorNotEmpty) patterns.push(jsonSchema.editorNotEmpty as EditorPattern);
+  delete jsonSchema.editorPatterns;
+  delete jsonSchema.editorNotEmpty;
+  if (!patterns.length) return;
+  jsonSchema.allOf = patterns.map((p) => ({
+    pattern: p.caseInsensitive ? caseInsensitiveSource(p.pattern) : p.pattern,
+    patternErrorMessage: p.message,
+  }));
 }
 
 /**
@@ -46,7 +80,7 @@ export function contentJsonSchemas(): JsonSchemaFile[] {
  * avatar) is spelt out case by case; and the Zod message for a pattern becomes
  * `patternErrorMessage`, which VS Code shows instead of the raw regex.
  */
-function patternsAsWritten({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: Record<string, unknown> }) {
+function patternsAsWritten({ zodSchema, jsonSchema }: OverrideContext) {
   if (typeof jsonSchema.pattern !== 'string') return;
   const def = (zodSchema as { _zod?: { def?: ZodDefLike } })._zod?.def;
   const check = def?.checks?.map((c) => c._zod.def).find((c) => c.pattern?.source === jsonSchema.pattern);

@@ -57,6 +57,7 @@ describe('new:profile writes a valid profile', () => {
     const text = fs.readFileSync(path.join(content, 'profiles', 'ada_l.yaml'), 'utf8');
     const ajv = new Ajv2020();
     ajv.addKeyword('patternErrorMessage');
+    ajv.addKeyword('errorMessage');
     addFormats(ajv);
     const validate = ajv.compile(JSON.parse(fs.readFileSync(path.join(ROOT, 'public', 'schemas', 'profile.schema.json'), 'utf8')));
     expect(validate(parse(text)), JSON.stringify(validate.errors)).toBe(true);
