@@ -49,6 +49,7 @@ function editorHints(ctx: OverrideContext) {
   patternsAsWritten(ctx);
   typeMessage(ctx);
   refinementPatterns(ctx);
+  unknownKeyHints(ctx);
 }
 
 /**
@@ -73,6 +74,40 @@ function refinementPatterns({ jsonSchema }: OverrideContext) {
     pattern: p.caseInsensitive ? caseInsensitiveSource(p.pattern) : p.pattern,
     patternErrorMessage: p.message,
   }));
+}
+
+/**
+ * A strict object's `additionalProperties: false` becomes `propertyNames`, so an unknown key can
+ * carry the hint `npm run check` gives: "did you mean `displayName`?" for a key one edit away from
+ * an allowed one (a letter missing, extra or wrong, two swapped, any case), else the allowed keys.
+ * yaml-language-server shows `errorMessage` on the key itself and offers the `enum` as a quick fix.
+ * `npm run check` also suggests keys two edits away; a pattern for that would be kilobytes per key.
+ */
+function unknownKeyHints({ jsonSchema }: OverrideContext) {
+  const properties = jsonSchema.properties as Record<string, unknown> | undefined;
+  if (jsonSchema.additionalProperties !== false || !properties) return;
+  const keys = Object.keys(properties);
+  const list = keys.map((k) => `\`${k}\``).join(', ');
+  let chain: Record<string, unknown> = { enum: keys, errorMessage: `unknown key: the keys allowed here are ${list}` };
+  for (const key of [...keys].reverse()) {
+    chain = { if: { pattern: oneEditAway(key) }, then: { enum: [key], errorMessage: `unknown key: did you mean \`${key}\`?` }, else: chain };
+  }
+  delete jsonSchema.additionalProperties;
+  // `doNotSuggest`: without `additionalProperties: false`, completion would offer a free-form "property" key.
+  jsonSchema.propertyNames = { type: 'string', doNotSuggest: true, if: { enum: keys }, else: chain };
+}
+
+/** A pattern for the words at most one edit from `word` in any case: one letter deleted, replaced or added, or two neighbours swapped. */
+export function oneEditAway(word: string): string {
+  if (!/^[A-Za-z0-9_]+$/.test(word)) throw new Error(`cannot spell out near misses of \`${word}\``);
+  const alternatives: string[] = [];
+  for (let i = 0; i < word.length; i++) {
+    // `.?x?` in place of the letter x: x deleted, replaced, kept, or a letter added before it.
+    alternatives.push(`${word.slice(0, i)}.?${word[i]}?${word.slice(i + 1)}`);
+    if (i + 1 < word.length) alternatives.push(`${word.slice(0, i)}${word[i + 1]}${word[i]}${word.slice(i + 2)}`);
+  }
+  alternatives.push(`${word}.`);
+  return caseInsensitiveSource(`^(?:${alternatives.join('|')})$`);
 }
 
 /**

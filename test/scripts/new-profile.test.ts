@@ -58,6 +58,7 @@ describe('new:profile writes a valid profile', () => {
     const ajv = new Ajv2020();
     ajv.addKeyword('patternErrorMessage');
     ajv.addKeyword('errorMessage');
+    ajv.addKeyword('doNotSuggest');
     addFormats(ajv);
     const validate = ajv.compile(JSON.parse(fs.readFileSync(path.join(ROOT, 'public', 'schemas', 'profile.schema.json'), 'utf8')));
     expect(validate(parse(text)), JSON.stringify(validate.errors)).toBe(true);

@@ -6,7 +6,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { describe, expect, test } from 'vitest';
-import { JSON_SCHEMA_DIR, caseInsensitiveSource, contentJsonSchemas } from '../../src/tools/json-schemas.ts';
+import { JSON_SCHEMA_DIR, caseInsensitiveSource, contentJsonSchemas, oneEditAway } from '../../src/tools/json-schemas.ts';
 import { CreatorSchema, DecorationSchema, ProfileSchema, ViewsStatsSchema } from '../../src/schemas/index.ts';
 import { FIXTURE, ROOT } from '../support/helpers.ts';
 
@@ -18,6 +18,7 @@ const ajv = new Ajv2020({ allErrors: true, verbose: true });
 // The messages yaml-language-server shows instead of its own: not validation keywords.
 ajv.addKeyword('patternErrorMessage');
 ajv.addKeyword('errorMessage');
+ajv.addKeyword('doNotSuggest');
 addFormats(ajv);
 const validators = {
   profile: ajv.compile(json('profile.schema.json')),
@@ -62,7 +63,7 @@ describe('the committed schema files', () => {
     const allowed = new Set([
       '$schema', '$comment', 'title', 'description', 'default', 'type', 'properties', 'required', 'additionalProperties',
       'propertyNames', 'items', 'maxItems', 'uniqueItems', 'enum', 'pattern', 'format', 'minimum', 'maximum', 'maxLength',
-      'allOf', 'patternErrorMessage', 'errorMessage',
+      'allOf', 'if', 'then', 'else', 'patternErrorMessage', 'errorMessage', 'doNotSuggest',
     ]);
     const used = new Set<string>();
     const walk = (node: unknown, inProperties = false) => {
@@ -91,12 +92,12 @@ describe('the profile schema', () => {
   test('an unknown key fails, as in `npm run check`', () => {
     expect(errorsOf('profile', { ...MINIMAL, dispalyName: 'x' })).toMatchInlineSnapshot(`
       [
-        "/ must NOT have additional properties: dispalyName",
+        "/ unknown key: did you mean \`displayName\`?",
       ]
     `);
     expect(errorsOf('profile', { ...MINIMAL, socials: [{ platform: 'github', url: 'https://github.com/a', handle: 'a' }] })).toMatchInlineSnapshot(`
       [
-        "/socials/0 must NOT have additional properties: handle",
+        "/socials/0 unknown key: the keys allowed here are \`platform\`, \`url\`",
       ]
     `);
   });
@@ -181,5 +182,13 @@ describe('case-insensitive patterns spelt out', () => {
   test('constructs it cannot spell out are refused, not guessed', () => {
     expect(() => caseInsensitiveSource('^\\u0041$')).toThrowErrorMatchingInlineSnapshot(`[Error: cannot spell out the case-insensitive pattern /^\\u0041$/i]`);
     expect(() => caseInsensitiveSource('^[A-z]$')).toThrowErrorMatchingInlineSnapshot(`[Error: cannot spell out the mixed-case range A-z]`);
+  });
+});
+
+describe('unknown keys one edit from an allowed key', () => {
+  test('a letter missing, extra, wrong, two swapped or another case match; two edits do not', () => {
+    const near = new RegExp(oneEditAway('displayName'));
+    for (const key of ['dispalyName', 'displayname', 'DisplayName', 'displayNam', 'displayNamee', 'xdisplayName', 'displayNane']) expect(near.test(key), key).toBe(true);
+    for (const key of ['dsplyName', 'name', 'display', 'bio']) expect(near.test(key), key).toBe(false);
   });
 });
