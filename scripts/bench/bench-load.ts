@@ -118,23 +118,12 @@ const lookupName = index.users[0]!.username;
 const avatarName = index.avatars[0]?.[0] ?? lookupName;
 let unknownSent = 0;
 
-/** What this script uses of autocannon's options and results (it ships no types). */
-interface CannonRequest { setupRequest(req: { path: string }): { path: string } }
-interface CannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  errors: number;
-  timeouts: number;
-  '1xx': number; '2xx': number; '3xx': number; '4xx': number; '5xx': number;
-}
-const cannon = autocannon as unknown as (opts: object) => Promise<CannonResult>;
-
 interface Route {
   name: string;
   path: string;
   /** The status class every answer must have. */
   expect: '2xx' | '4xx';
-  requests?: CannonRequest[];
+  requests?: autocannon.Request[];
 }
 const ROUTES: Route[] = [
   { name: 'path lookup', path: `/api/v1/users/${lookupName}`, expect: '2xx' },
@@ -150,7 +139,7 @@ const ROUTES: Route[] = [
 
 interface Row {
   route: Route;
-  result: CannonResult;
+  result: autocannon.Result;
   before: Memory;
   after: Memory;
   problems: string[];
@@ -161,11 +150,11 @@ const loadBefore = os.loadavg()[0]!.toFixed(2);
 const rows: Row[] = [];
 try {
   // A short warm-up, so the first route is not measured against a cold JIT and empty caches.
-  await cannon({ url: base + ROUTES[0]!.path, connections: 10, duration: 2 });
+  await autocannon({ url: base + ROUTES[0]!.path, connections: 10, duration: 2 });
   for (const route of ROUTES) {
     const before = await memory();
     process.stdout.write(`${route.name}: ${connections} connections for ${duration} s ... `);
-    const result = await cannon({
+    const result = await autocannon({
       url: base + route.path, connections, duration, timeout: 10,
       ...(route.requests ? { requests: route.requests } : {}),
     });

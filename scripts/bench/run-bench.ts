@@ -117,7 +117,7 @@ async function start(args: string[]): Promise<{ child: ChildProcess; base: strin
 async function load(base: string, pathFor: () => string, seconds = duration) {
   const result = await autocannon({
     url: base, connections, duration: seconds,
-    requests: [{ method: 'GET', setupRequest: (req: Record<string, unknown>) => ({ ...req, path: pathFor() }) }],
+    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: pathFor() }) }],
   });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
 }

@@ -130,7 +130,7 @@ const extraParam = fc.tuple(
 /** A query string with `key` given `values.length` times (`key[]` when array-style), shuffled among extras. */
 const queryArb = (key: string, long: boolean) => fc.record({
   values: fc.oneof(
-    { weight: 1, arbitrary: fc.constant([]) },
+    { weight: 1, arbitrary: fc.constant<Encoded[]>([]) },
     { weight: 8, arbitrary: fc.array(encodedArb(QUERY_ENCODERS, long), { minLength: 1, maxLength: 1 }) },
     { weight: 2, arbitrary: fc.array(encodedArb(QUERY_ENCODERS, long), { minLength: 2, maxLength: 3 }) },
   ),

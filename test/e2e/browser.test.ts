@@ -45,7 +45,8 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('in a real browser', () => {
     const results = await page.evaluate(async (base) => {
       const out: [string, number, string][] = [];
       for (const url of [`${base}/api/v1/users/alice`, `${base}/api/v1/users?username=@Alice`, `${base}/api/v1/users/nobody`]) {
-        for (const headers of [{}, { Authorization: 'Bearer not-a-token' }]) {
+        const variants: Record<string, string>[] = [{}, { Authorization: 'Bearer not-a-token' }];
+        for (const headers of variants) {
           const r = await fetch(url, { headers });
           const body = await r.json();
           out.push([url, r.status, body.data?.username ?? body.error?.code]);

@@ -25,7 +25,8 @@ export function rawExchange(base: string, bytes: Buffer, isHead = false): Promis
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
-    socket.on('data', (c) => chunks.push(c));
+    // No encoding is set on the socket, so every chunk is a Buffer.
+    socket.on('data', (c: Buffer) => chunks.push(c));
     // The server may answer and close before it has read an oversized request: the reset that
     // follows is expected, and the answer already received still counts.
     socket.on('error', () => {});
