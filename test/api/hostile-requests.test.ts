@@ -14,8 +14,8 @@ import { dispatch } from '../../src/api/handler.ts';
 import type { ApiResponse } from '../../src/http/response.ts';
 import { MAX_TARGET_BYTES } from '../../src/http/request.ts';
 import { CreatorsBodySchema, ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
-import { TEST_SITE_URL, buildAndServe, type BuiltServer } from '../support/built-server.ts';
-import { FIXTURE, PRIVATE_MARKERS, ROOT, bodyText, fixtureSite, request } from '../support/helpers.ts';
+import { TEST_SITE_URL, ownBuild, type OwnBuild } from '../support/built-server.ts';
+import { PRIVATE_MARKERS, ROOT, bodyText, fixtureSite, request } from '../support/helpers.ts';
 import { rawExchange, rawRequest, type RawResponse } from '../support/raw-http.ts';
 
 const { site, index } = fixtureSite();
@@ -271,17 +271,20 @@ describe('hostile requests, at the dispatch level', () => {
 // ---------------------------------------------------------------------------------------------
 // The real server.
 
-let service: BuiltServer;
+let service: OwnBuild;
 let base = '';
 /** Files planted beside the build that must never be served, whatever the path. */
 const CANARY = `canary-${process.pid}-never-served`;
 let clientFiles: Buffer[] = [];
 
 let starting: Promise<void> | undefined;
-/** Builds and starts the server once, for the first group that needs it; the dispatch tests run without. */
+/**
+ * Starts a server on a copy of the run's build once, for the first group that needs it (the
+ * dispatch tests run without): the canaries are planted in the copy, never in the shared build.
+ */
 function startServer(): Promise<void> {
   starting ??= (async () => {
-    service = await buildAndServe(FIXTURE, { name: 'hostile' });
+    service = await ownBuild('hostile');
     base = service.base;
     fs.writeFileSync(path.join(service.dist, 'canary.txt'), CANARY);
     fs.writeFileSync(path.join(service.dist, 'server', 'canary.txt'), CANARY);
@@ -638,24 +641,25 @@ describe("the browser's rules", () => {
 });
 
 describe('failures', () => {
-  withServer();
-
   test('an unexpected failure is a JSON 500 that no edge may keep', async () => {
     // A file of the start-up index that vanished from disk: the one way left to make the server
-    // fail. No test before this one asks for it, so it is not in the server's memory cache.
-    const file = path.join(service.dist, 'client', 'media', 'avatars', 'alice.png');
-    const bytes = fs.readFileSync(file);
-    fs.rmSync(file);
+    // fail. A server of its own, on a copy of the build, that nothing has asked for the file yet:
+    // it is not in the server's memory cache, whatever other tests ran before.
+    const own = await ownBuild('hostile-failure');
     try {
-      const r = await raw('/media/avatars/alice.png');
+      const file = path.join(own.dist, 'client', 'media', 'avatars', 'alice.png');
+      const bytes = fs.readFileSync(file);
+      fs.rmSync(file);
+      const r = await rawRequest(own.base, '/media/avatars/alice.png');
       expect(r.status).toBe(500);
       expect(r.header('cache-control')).toBe('no-store');
       expectCommonHeaders(r.header, 'the 500');
       ErrorBodySchema.parse(JSON.parse(r.text));
-    } finally {
       fs.writeFileSync(file, bytes);
+      expect((await rawRequest(own.base, '/media/avatars/alice.png')).status).toBe(200);
+    } finally {
+      await own.stop();
     }
-    expect((await raw('/media/avatars/alice.png')).status).toBe(200);
   });
 });
 

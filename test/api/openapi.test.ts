@@ -4,11 +4,11 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { z } from 'astro/zod';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { buildOpenApi } from '../../src/api/openapi.ts';
 import { CreatorsBodySchema, ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
-import { buildAndServe, type BuiltServer } from '../support/built-server.ts';
-import { FIXTURE, fixtureSite } from '../support/helpers.ts';
+import { sharedBuild } from '../support/built-server.ts';
+import { fixtureSite } from '../support/helpers.ts';
 
 type Json = Record<string, any>;
 const { site } = fixtureSite();
@@ -134,9 +134,7 @@ describe('the OpenAPI document', () => {
 });
 
 describe('real answers validate against the document', () => {
-  let service: BuiltServer;
-  beforeAll(async () => { service = await buildAndServe(FIXTURE, { name: 'openapi' }); }, 120_000);
-  afterAll(() => service?.stop());
+  const { base } = sharedBuild();
 
   // The requests of the shared conformance suite, and one of every other route and status.
   const requests: [string, string, Record<string, string>?][] = [
@@ -158,11 +156,11 @@ describe('real answers validate against the document', () => {
   ];
 
   test.each(requests)('%s %s', async (method, target, headers = {}) => {
-    const r = await fetch(service.base + target, { method, headers, redirect: 'manual', body: ['POST', 'PUT', 'PATCH'].includes(method) ? '{}' : undefined });
+    const r = await fetch(base + target, { method, headers, redirect: 'manual', body: ['POST', 'PUT', 'PATCH'].includes(method) ? '{}' : undefined });
     conforms(method, target, r.status, r.headers.get('content-type'), await r.text(), r.headers);
     const etag = r.headers.get('etag');
     if (method === 'GET' && r.status === 200 && etag) {
-      const again = await fetch(service.base + target, { headers: { 'if-none-match': etag }, redirect: 'manual' });
+      const again = await fetch(base + target, { headers: { 'if-none-match': etag }, redirect: 'manual' });
       expect(again.status).toBe(304);
       conforms(method, target, 304, null, '');
     }

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildAndServe, type BuiltServer } from '../support/built-server.ts';
-import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { sharedBuild } from '../support/built-server.ts';
+import { ROOT } from '../support/helpers.ts';
 
 const run = promisify(execFile);
 const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
@@ -74,10 +74,9 @@ const TSCONFIG = {
   files: ['calls.ts'],
 };
 
-let service: BuiltServer;
+const service = sharedBuild();
 let dir: string;
 beforeAll(async () => {
-  service = await buildAndServe(FIXTURE, { name: 'typed-client' });
   // Outside node_modules (Node and Vite would not compile a .ts file in there), with the
   // project's packages linked in so `openapi-fetch` resolves as in a consumer's project.
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'typed-client-'));
@@ -87,7 +86,6 @@ beforeAll(async () => {
   await run(process.execPath, [bin('openapi-typescript'), `${service.base}/openapi.json`, '--output', path.join(dir, 'api.ts')], { cwd: dir });
 }, 120_000);
 afterAll(() => {
-  service?.stop();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 

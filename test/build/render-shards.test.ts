@@ -1,14 +1,13 @@
 // Big builds render their profile pages in several processes (src/build/render-shards.ts): the
 // result must be the very same files as one process makes.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { SHARD_MIN_PAGES, shardCount, splitPages } from '../../src/build/render-shards.ts';
-import { BUILD_EPOCH, TEST_SITE_URL } from '../support/built-server.ts';
-import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
+import { FIXTURE } from '../support/helpers.ts';
 
-const WORK = path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `shards-${process.pid}`);
+const WORK = workDir('shards');
 afterAll(() => fs.rmSync(WORK, { recursive: true, force: true }));
 
 /** Every file under `dir`, relative path → bytes. */
@@ -22,10 +21,7 @@ function tree(dir: string): Map<string, Buffer> {
 
 function build(shards: number) {
   const dist = path.join(WORK, `shards-${shards}`, 'dist');
-  const r = spawnSync(process.execPath, ['scripts/build-site.ts'], {
-    cwd: ROOT, encoding: 'utf8',
-    env: { ...process.env, CONTENT_DIR: FIXTURE, SITE_URL: TEST_SITE_URL, DIST_DIR: dist, SOURCE_DATE_EPOCH: String(BUILD_EPOCH), RENDER_SHARDS: String(shards), PROFILES_INCREMENTAL: '0' },
-  });
+  const r = buildFixture(FIXTURE, dist, { RENDER_SHARDS: String(shards), PROFILES_INCREMENTAL: '0' });
   expect(r.status, `${r.stderr}${r.stdout}`).toBe(0);
   return { dist, stdout: r.stdout };
 }
@@ -43,7 +39,8 @@ describe('rendering in several processes', () => {
   });
 
   test('two processes build the same files as one, and leave nothing behind', () => {
-    const one = build(1);
+    // The run's shared build rendered its few pages in one process.
+    const one = sharedBuild();
     const two = build(2);
     expect(two.stdout).toContain('in 2 processes');
     const a = tree(path.join(one.dist, 'client'));

@@ -2,14 +2,13 @@
 // set twice joined with a comma, as Netlify and Cloudflare Pages do) sends the headers our server sends.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { staticHostHeaders } from '../../src/build/static-host-headers.ts';
 import { NOT_SERVED, addressOf, staticFileHeaders } from '../../src/http/headers.ts';
+import { sharedBuild } from '../support/built-server.ts';
 
 /** The address the server serves a file at, or undefined for files only a host reads. */
 const urlPathOf = (file: string) => (NOT_SERVED.has(file) ? undefined : addressOf(file));
-import { buildAndServe, type BuiltServer } from '../support/built-server.ts';
-import { FIXTURE } from '../support/helpers.ts';
 
 const FILES = [
   'index.html', '404.html', 'docs.html', 'favicon.svg', 'openapi.json', '_astro/Base.DUvZ2ETI.css', 'p/alice.html', 'p/bob.html',
@@ -163,11 +162,7 @@ describe('headers that depend on a file\'s content', () => {
 });
 
 describe('after a build, a static host with _headers sends what our server sends', () => {
-  let service: BuiltServer;
-  beforeAll(async () => {
-    service = await buildAndServe(FIXTURE, { name: 'static-host-headers' });
-  }, 120_000);
-  afterAll(() => service?.stop());
+  const service = sharedBuild();
 
   // Per connection or per response, never from _headers.
   const IGNORED = new Set(['etag', 'date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);

@@ -7,13 +7,13 @@ import http from 'node:http';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildAndServe, type BuiltServer } from '../support/built-server.ts';
-import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { sharedBuild } from '../support/built-server.ts';
+import { ROOT } from '../support/helpers.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENS = path.join(ROOT, 'node_modules', '.cache', 'screens');
 
-let service: BuiltServer;
+const service = sharedBuild();
 let browser: Browser;
 let elsewhere: http.Server;
 let elsewhereBase = '';
@@ -21,7 +21,6 @@ let elsewhereBase = '';
 // Without chromium (`apt-get install chromium`) these tests are skipped, visibly; .ci/run installs it.
 describe.skipIf(!fs.existsSync(CHROMIUM))('in a real browser', () => {
   beforeAll(async () => {
-    service = await buildAndServe(FIXTURE, { name: 'browser' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
@@ -36,7 +35,6 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('in a real browser', () => {
   afterAll(async () => {
     await browser?.close();
     elsewhere?.close();
-    service?.stop();
   });
 
   test('a page on another origin calls both profile endpoints, with and without Authorization', async () => {

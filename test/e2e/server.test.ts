@@ -1,29 +1,20 @@
-// The whole service: build the test content with `npm run build`'s script, start the real server
-// (`npm run serve`'s script) on a free port, and call it over HTTP.
+// The whole service: the test content built with `npm run build`'s script, served by the real
+// server (`npm run serve`'s script) on a free port, called over HTTP. The run's shared build is
+// only read; the tests that rebuild work on a copy of their own.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { etagOf } from '../../src/http/response.ts';
 import { ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
-import { buildAndServe, type BuiltServer } from '../support/built-server.ts';
+import { buildFixture, ownBuild, sharedBuild } from '../support/built-server.ts';
 import { FIXTURE, PRIVATE_MARKERS, ROOT } from '../support/helpers.ts';
 
-let service: BuiltServer;
-let base = '';
-let DIST = '';
-let WORK = '';
-const build = (dir: string) => service.build(dir);
+const { base, dist: DIST } = sharedBuild();
 
-beforeAll(async () => {
-  service = await buildAndServe(FIXTURE, { name: 'integration' });
-  ({ base, dist: DIST, work: WORK } = service);
-}, 120_000);
-
-afterAll(() => service?.stop());
-
-const get = (p: string, init?: RequestInit) => fetch(base + p, { redirect: 'manual', ...init });
+const getFrom = (origin: string) => (p: string, init?: RequestInit) => fetch(origin + p, { redirect: 'manual', ...init });
+const get = getFrom(base);
 
 describe('the built service over HTTP', () => {
   test('the pre-rendered file and the on-demand route answer the same data', async () => {
@@ -165,25 +156,28 @@ describe('the built service over HTTP', () => {
   });
 
   test('bad content fails the build with file and line, and the last good build stays', async () => {
-    const broken = path.join(WORK, 'broken');
-    fs.cpSync(FIXTURE, broken, { recursive: true });
-    fs.writeFileSync(path.join(broken, 'profiles', 'bob.yaml'), 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ndispalyName: B\n');
-    const index = fs.readFileSync(path.join(DIST, 'server', 'site-index.json'), 'utf8');
-    const b = build(broken);
-    expect(b.status).toBe(1);
-    expect(b.stderr).toContain('bob.yaml:3:1 `dispalyName`: unknown key `dispalyName`');
-    expect(b.stderr).toContain('did you mean `displayName`?');
-    expect(fs.readFileSync(path.join(DIST, 'server', 'site-index.json'), 'utf8')).toBe(index);
-    expect(fs.readdirSync(WORK).filter((n) => n.startsWith('dist.next'))).toEqual([]);
-    expect((await get('/api/v1/users/bob')).status).toBe(200);
+    const own = await ownBuild('broken-build');
+    try {
+      const broken = path.join(own.work, 'broken');
+      fs.cpSync(FIXTURE, broken, { recursive: true });
+      fs.writeFileSync(path.join(broken, 'profiles', 'bob.yaml'), 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ndispalyName: B\n');
+      const index = fs.readFileSync(path.join(own.dist, 'server', 'site-index.json'), 'utf8');
+      const b = own.rebuild(broken);
+      expect(b.status).toBe(1);
+      expect(b.stderr).toContain('bob.yaml:3:1 `dispalyName`: unknown key `dispalyName`');
+      expect(b.stderr).toContain('did you mean `displayName`?');
+      expect(fs.readFileSync(path.join(own.dist, 'server', 'site-index.json'), 'utf8')).toBe(index);
+      expect(fs.readdirSync(own.work).filter((n) => n.startsWith('dist.next'))).toEqual([]);
+      expect((await getFrom(own.base)('/api/v1/users/bob')).status).toBe(200);
+    } finally {
+      await own.stop();
+    }
   });
 
   test('a DIST_DIR outside the project is refused at once, with the fix, and nothing is written', () => {
     const outside = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dist-outside-')), 'dist');
     try {
-      const b = spawnSync(process.execPath, ['scripts/build-site.ts'], {
-        cwd: ROOT, encoding: 'utf8', env: { ...process.env, CONTENT_DIR: FIXTURE, DIST_DIR: outside },
-      });
+      const b = buildFixture(FIXTURE, outside);
       expect(b.status).toBe(2);
       expect(b.stderr).toContain('DIST_DIR must be inside the project');
       expect(fs.readdirSync(path.dirname(outside))).toEqual([]);
@@ -202,24 +196,28 @@ describe('the built service over HTTP', () => {
   });
 
   test('a new build swapped in is served without a restart', async () => {
-    const edited = path.join(WORK, 'edited');
-    fs.cpSync(FIXTURE, edited, { recursive: true });
-    fs.writeFileSync(path.join(edited, 'profiles', 'bob.yaml'), 'displayName: Robert\ncreatedAt: 2024-11-02T00:00:00Z\n');
-    const b = build(edited);
-    expect(b.status, String(b.stderr)).toBe(0);
-    let name = '';
-    // The server looks for a new build every 2 s.
-    for (let i = 0; i < 80 && name !== 'Robert'; i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      name = UserBodySchema.parse(await (await get('/api/v1/users?username=bob')).json()).data.displayName;
+    const own = await ownBuild('swapped-build');
+    try {
+      const edited = path.join(own.work, 'edited');
+      fs.cpSync(FIXTURE, edited, { recursive: true });
+      fs.writeFileSync(path.join(edited, 'profiles', 'bob.yaml'), 'displayName: Robert\ncreatedAt: 2024-11-02T00:00:00Z\n');
+      // The server looks for a new build every 2 s and says when it has switched.
+      const switched = own.server.nextOutput(/Now serving the build of/);
+      const b = own.rebuild(edited);
+      expect(b.status, String(b.stderr)).toBe(0);
+      await switched;
+      const ownGet = getFrom(own.base);
+      const name = UserBodySchema.parse(await (await ownGet('/api/v1/users?username=bob')).json()).data.displayName;
+      expect(name).toBe('Robert');
+      expect(await (await ownGet('/p/bob')).text()).toContain('Robert');
+      // Only bob's page was rendered; the others are the previous build's files, linked.
+      expect(b.stdout).toMatch(/pages \(1 rendered, 6 unchanged\)/);
+      const page = (dist: string, name: string) => fs.statSync(path.join(dist, 'client', 'p', `${name}.html`)).ino;
+      expect(page(own.dist, 'alice')).toBe(page(`${own.dist}.prev`, 'alice'));
+      expect(page(own.dist, 'bob')).not.toBe(page(`${own.dist}.prev`, 'bob'));
+      expect(fs.readFileSync(path.join(`${own.dist}.prev`, 'client', 'p', 'bob.html'), 'utf8')).not.toContain('Robert');
+    } finally {
+      await own.stop();
     }
-    expect(name).toBe('Robert');
-    expect(await (await get('/p/bob')).text()).toContain('Robert');
-    // Only bob's page was rendered; the others are the previous build's files, linked.
-    expect(b.stdout).toMatch(/pages \(1 rendered, 6 unchanged\)/);
-    const page = (dist: string, name: string) => fs.statSync(path.join(dist, 'client', 'p', `${name}.html`)).ino;
-    expect(page(DIST, 'alice')).toBe(page(`${DIST}.prev`, 'alice'));
-    expect(page(DIST, 'bob')).not.toBe(page(`${DIST}.prev`, 'bob'));
-    expect(fs.readFileSync(path.join(`${DIST}.prev`, 'client', 'p', 'bob.html'), 'utf8')).not.toContain('Robert');
   }, 30_000);
 });

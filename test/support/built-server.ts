@@ -1,49 +1,62 @@
-// Builds a content folder with the real build script and starts the real server on a free port:
-// what `npm run build` and `npm run serve` do, in a temp folder inside the project (so the server
-// bundle resolves its packages from node_modules).
-import { spawn, spawnSync } from 'node:child_process';
+// The test content built with the real build script and served by the real server. One build and
+// one server are shared by the whole run (test/support/global-setup.ts): tests only read them. A
+// test that changes a build (a rebuild, a swap, a file removed) takes a copy of its own.
 import fs from 'node:fs';
 import path from 'node:path';
+import { inject } from 'vitest';
+import { buildSite, serve, type RunningServer } from '../../scripts/support/serve-build.ts';
 import { ROOT } from './helpers.ts';
 
 export const TEST_SITE_URL = 'https://profiles.example.net';
 /** 2026-01-15T12:00:00Z, so ages in answers are exact. */
 export const BUILD_EPOCH = 1768478400;
 
-export interface BuiltServer {
-  base: string;
+/** A build of the test content into `distDir`, with the tests' SITE_URL and build time. */
+export const buildFixture = (contentDir: string, distDir: string, env: Record<string, string> = {}) =>
+  buildSite({ contentDir, distDir, siteUrl: TEST_SITE_URL, env: { SOURCE_DATE_EPOCH: String(BUILD_EPOCH), ...env } });
+
+/** Where a test file keeps its own builds: inside the project, so the server bundle finds node_modules. */
+export const workDir = (name: string) => path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `${name}-${process.pid}`);
+
+export interface SharedBuild {
+  /** The build folder of test/fixtures/content; never change it. */
   dist: string;
-  work: string;
-  build(contentDir: string): ReturnType<typeof spawnSync>;
-  stop(): void;
+  /** The server serving it. */
+  base: string;
 }
 
-export async function buildAndServe(contentDir: string, { name = 'run', siteUrl = TEST_SITE_URL } = {}): Promise<BuiltServer> {
-  const work = path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `${name}-${process.pid}`);
+declare module 'vitest' {
+  interface ProvidedContext {
+    sharedBuild: SharedBuild;
+  }
+}
+
+/** The run's one build of test/fixtures/content and its server. */
+export const sharedBuild = (): SharedBuild => inject('sharedBuild');
+
+export interface OwnBuild {
+  base: string;
+  dist: string;
+  /** The folder around `dist`, for content copies and what the build leaves beside it. */
+  work: string;
+  server: RunningServer;
+  /** Builds `contentDir` into this build's folder (the server notices and switches). */
+  rebuild(contentDir: string): ReturnType<typeof buildFixture>;
+  stop(): Promise<void>;
+}
+
+/** A copy of the shared build (the same files, no build needed) served by a server of its own. */
+export async function ownBuild(name: string): Promise<OwnBuild> {
+  const work = workDir(name);
   const dist = path.join(work, 'dist');
   fs.rmSync(work, { recursive: true, force: true });
-  fs.mkdirSync(work, { recursive: true });
-  const build = (dir: string) => spawnSync(process.execPath, ['scripts/build-site.ts'], {
-    cwd: ROOT, encoding: 'utf8',
-    env: { ...process.env, CONTENT_DIR: dir, SITE_URL: siteUrl, DIST_DIR: dist, SOURCE_DATE_EPOCH: String(BUILD_EPOCH) },
-  });
-  const b = build(contentDir);
-  if (b.status !== 0) throw new Error(`build failed: ${b.stderr}${b.stdout}`);
-  const server = spawn(process.execPath, ['src/server/main.ts'], { cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DIST_DIR: dist } });
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    server.stdout!.on('data', (d) => {
-      out += d;
-      const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    server.stderr!.on('data', (d) => { out += d; });
-    server.once('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
-  });
+  fs.cpSync(sharedBuild().dist, dist, { recursive: true });
+  const server = await serve({ env: { DIST_DIR: dist } });
   return {
-    base, dist, work, build,
-    stop() {
-      server.kill();
+    base: server.base, dist, work, server,
+    rebuild: (contentDir) => buildFixture(contentDir, dist),
+    async stop() {
+      await server.stop();
       fs.rmSync(work, { recursive: true, force: true });
     },
   };
