@@ -12,13 +12,14 @@ import type { SiteIndex } from '../model/site-index.ts';
 
 /** Below this many pages to render, one process: a second Astro build costs ~5 s and ~500 MB. */
 export const SHARD_MIN_PAGES = 40_000;
-const MAX_SHARDS = 4;
+/** At most this many processes: each holds an Astro build's memory. */
+export const MAX_SHARDS = 4;
 
-/** How many processes render `pages` pages here: `RENDER_SHARDS` forces a count. */
-export function shardCount(pages: number, env: NodeJS.ProcessEnv = process.env): number {
+/** How many processes render `pages` pages on `cores` cores: `RENDER_SHARDS` forces a count. */
+export function shardCount(pages: number, env: NodeJS.ProcessEnv = process.env, cores = os.availableParallelism()): number {
   const forced = Number(env.RENDER_SHARDS);
   if (Number.isInteger(forced) && forced >= 1) return Math.min(forced, Math.max(1, pages));
-  return pages >= SHARD_MIN_PAGES ? Math.min(os.availableParallelism(), MAX_SHARDS) : 1;
+  return pages >= SHARD_MIN_PAGES ? Math.min(cores, MAX_SHARDS) : 1;
 }
 
 /** `names` in `count` contiguous parts of nearly equal size. */

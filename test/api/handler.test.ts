@@ -2,7 +2,7 @@
 // methods, conditional GET, avatars and decorations.
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { dispatch } from '../../src/api/handler.ts';
 import { CreatorsBodySchema, ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
 import { FIXTURE, PRIVATE_MARKERS, bodyJson, bodyText, fixtureSite, request } from '../support/helpers.ts';
@@ -103,15 +103,21 @@ describe('lookup by query', () => {
   });
 
   test('meta is fresh on each on-demand answer', async () => {
-    const before = Date.now();
-    const { meta } = await ok('/api/v1/users?username=bob');
-    expect(Date.parse(meta.timestamp)).toBeGreaterThanOrEqual(before - 1);
-    expect(meta.executionTimeMs).toBeGreaterThanOrEqual(0);
-    // Made once per millisecond (nowIso), but never stale: a later answer has a later time.
-    await new Promise((r) => setTimeout(r, 5));
-    const later = (await ok('/api/v1/users?username=bob')).meta.timestamp;
-    expect(Date.parse(later)).toBeGreaterThan(Date.parse(meta.timestamp));
-    expect(Date.parse(later)).toBeLessThanOrEqual(Date.now());
+    // A clock the test moves (Date only): no waiting on the wall clock.
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-03-01T10:00:00.000Z') });
+    try {
+      const before = Date.now();
+      const { meta } = await ok('/api/v1/users?username=bob');
+      expect(Date.parse(meta.timestamp)).toBeGreaterThanOrEqual(before - 1);
+      expect(meta.executionTimeMs).toBeGreaterThanOrEqual(0);
+      // Made once per millisecond (nowIso), but never stale: a later answer has a later time.
+      vi.advanceTimersByTime(5);
+      const later = (await ok('/api/v1/users?username=bob')).meta.timestamp;
+      expect(Date.parse(later)).toBeGreaterThan(Date.parse(meta.timestamp));
+      expect(Date.parse(later)).toBeLessThanOrEqual(Date.now());
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { SHARD_MIN_PAGES, shardCount, splitPages } from '../../src/build/render-shards.ts';
+import { MAX_SHARDS, SHARD_MIN_PAGES, shardCount, splitPages } from '../../src/build/render-shards.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
 
@@ -28,8 +28,12 @@ function build(shards: number) {
 
 describe('rendering in several processes', () => {
   test('one process per core only for big builds, and the pages split without loss', () => {
-    expect(shardCount(100, {})).toBe(1);
-    expect(shardCount(SHARD_MIN_PAGES, {})).toBeGreaterThanOrEqual(1);
+    expect(shardCount(100, {}, 8)).toBe(1);
+    expect(shardCount(SHARD_MIN_PAGES - 1, {}, 8)).toBe(1);
+    // From SHARD_MIN_PAGES on: one process per core, up to MAX_SHARDS.
+    expect(shardCount(SHARD_MIN_PAGES, {}, 1)).toBe(1);
+    expect(shardCount(SHARD_MIN_PAGES, {}, 2)).toBe(2);
+    expect(shardCount(SHARD_MIN_PAGES * 10, {}, 64)).toBe(MAX_SHARDS);
     expect(shardCount(5, { RENDER_SHARDS: '3' })).toBe(3);
     expect(shardCount(2, { RENDER_SHARDS: '3' })).toBe(2);
     const names = Array.from({ length: 10 }, (_, i) => `u${i}`);
