@@ -11,15 +11,14 @@
 // Exits 1 on any 5xx, connection error or timeout, an answer of the wrong class (a 4xx on a
 // lookup that exists), or RSS growing more than --max-rss-growth-mb during the unknown-name
 // stream: a memory check, not a timing assertion. Timings are reported, never judged.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { ROOT, buildSite, serve } from '../support/serve-build.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BENCHMARKS_FILE = path.join(ROOT, 'BENCHMARKS.md');
 const HEADING = '## Load (npm run bench:load)';
 
@@ -54,9 +53,7 @@ const dist = path.join(work, 'dist');
 fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });
 console.log(`Building ${path.relative(ROOT, values.content) || values.content} ...`);
-const build = spawnSync(process.execPath, ['scripts/build-site.ts'], {
-  cwd: ROOT, encoding: 'utf8', env: { ...process.env, CONTENT_DIR: values.content, DIST_DIR: dist, SITE_URL: 'https://profiles.example.net' },
-});
+const build = buildSite({ contentDir: values.content, distDir: dist, siteUrl: 'https://profiles.example.net' });
 if (build.status !== 0) {
   console.error(`bench:load: the build failed:\n${build.stderr}${build.stdout}`);
   process.exit(1);
@@ -68,28 +65,19 @@ const index = JSON.parse(fs.readFileSync(path.join(dist, 'server', 'site-index.j
 // The child answers `memory` over IPC with process.memoryUsage() after a full GC: heap figures
 // from inside without touching the server's code.
 const MEMORY_PROBE = "process.on('message', (m) => { if (m === 'memory') { globalThis.gc(); process.send({ memory: process.memoryUsage() }); } });";
-const server: ChildProcess = spawn(process.execPath, ['--expose-gc', '--import', `data:text/javascript,${encodeURIComponent(MEMORY_PROBE)}`, 'src/server/main.ts'], {
-  cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DIST_DIR: dist }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-});
-let serverOutput = '';
-server.stderr!.on('data', (d) => { serverOutput += d; });
-const base = await new Promise<string>((resolve, reject) => {
-  server.stdout!.on('data', (d) => {
-    serverOutput += d;
-    const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(serverOutput);
-    if (m) resolve(m[1]!);
-  });
-  server.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening:\n${serverOutput}`)));
+const running = await serve({
+  nodeArgs: ['--expose-gc', '--import', `data:text/javascript,${encodeURIComponent(MEMORY_PROBE)}`], env: { DIST_DIR: dist }, ipc: true,
 }).catch((e: Error) => {
   console.error(`bench:load: ${e.message}`);
   process.exit(1);
 });
+const { child: server, base } = running;
 
 let stopping = false;
 // A crash mid-run is a finding, not a hang: report it with the server's own output.
 server.once('exit', (code, signal) => {
   if (stopping) return;
-  console.error(`\nbench:load: the server exited (${code ?? signal}) during the run:\n${serverOutput}`);
+  console.error(`\nbench:load: the server exited (${code ?? signal}) during the run:\n${running.output()}`);
   fs.rmSync(work, { recursive: true, force: true });
   process.exit(1);
 });

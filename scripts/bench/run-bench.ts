@@ -11,15 +11,14 @@
 // This machine's speed drifts by 2x from minute to minute (shared cores), so floor and build run
 // in alternation --repeat times up to 20,000 profiles and the medians are reported, and each
 // lookup route is loaded on our server and the bare one back to back, --repeat times.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { ROOT, serve } from '../support/serve-build.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values } = parseArgs({
   options: {
     sizes: { type: 'string', default: '1000,10000,20000,100000' },
@@ -99,21 +98,6 @@ const rssMb = (pid: number) => {
   return m ? Number(m[1]) / 1024 : NaN;
 };
 
-async function start(args: string[]): Promise<{ child: ChildProcess; base: string; startMs: number }> {
-  const t0 = performance.now();
-  const child = spawn(node, args, { cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', PORT: '0' } });
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
-  });
-  return { child, base, startMs: performance.now() - t0 };
-}
-
 async function load(base: string, pathFor: () => string, seconds = duration) {
   const result = await autocannon({
     url: base, connections, duration: seconds,
@@ -133,9 +117,8 @@ const routes: [string, () => string][] = [
   ['404 (distinct names)', () => `/api/v1/users/nobody-${unknown++}`],
 ];
 const serveRows: string[] = [];
-process.env.DIST_DIR = serveDist;
-const ours = await start(['src/server/main.ts']);
-const bare = await start(['scripts/bench/serve-bare.ts', serveDist]);
+const ours = await serve({ env: { DIST_DIR: serveDist } });
+const bare = await serve({ script: 'scripts/bench/serve-bare.ts', args: [serveDist] });
 // RSS after start-up and after each route's runs: memory under load must stay flat, not grow with
 // requests (the 404 route alone sends hundreds of thousands of distinct names).
 const rss = { ours: [rssMb(ours.child.pid!)], bare: [rssMb(bare.child.pid!)] };

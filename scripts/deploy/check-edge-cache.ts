@@ -21,12 +21,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ROOT, buildSite, serve } from '../support/serve-build.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'content');
 const SITE_URL = 'https://profiles.example.net';
 /** The contract's freshness and stale-while-revalidate windows (src/http/headers.ts CACHE_CONTROL). */
@@ -68,23 +66,13 @@ function fail(message: string): never {
 }
 process.once('SIGINT', () => fail('interrupted'));
 
-const build = spawnSync(process.execPath, ['scripts/build-site.ts'], {
-  cwd: ROOT, encoding: 'utf8', env: { ...process.env, CONTENT_DIR: FIXTURE, DIST_DIR: dist, SITE_URL },
-});
+const build = buildSite({ contentDir: FIXTURE, distDir: dist, siteUrl: SITE_URL });
 if (build.status !== 0) fail(`the build failed:\n${build.stderr}${build.stdout}`);
 
-const server = spawn(process.execPath, ['src/server/main.ts'], { cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DIST_DIR: dist } });
-children.push(server);
-const upstream = await new Promise<string>((resolve) => {
-  let out = '';
-  server.stdout!.on('data', (d) => {
-    out += d;
-    const m = /on http:\/\/(127\.0\.0\.1:\d+)/.exec(out);
-    if (m) resolve(m[1]!);
-  });
-  server.stderr!.on('data', (d) => { out += d; });
-  server.once('exit', (code) => { if (!stopping) fail(`the server exited (${code}):\n${out}`); });
-});
+const server = await serve({ env: { DIST_DIR: dist } }).catch((e: Error) => fail(e.message));
+children.push(server.child);
+server.child.once('exit', (code) => { if (!stopping) fail(`the server exited (${code}):\n${server.output()}`); });
+const upstream = server.base.replace(/^http:\/\//, '');
 
 const edgePort = await new Promise<number>((resolve) => {
   const probe = net.createServer().listen(0, '127.0.0.1', () => {
