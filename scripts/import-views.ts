@@ -11,39 +11,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { ViewCounter, formatImportReport, formatViewsChanges, mergeViewCounts, viewsFileHeader } from '../src/tools/access-log.ts';
 import { contentDirFromEnv, loadContent } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { JSON_SCHEMA_DIR } from '../src/tools/json-schemas.ts';
 import { parseYamlFile } from '../src/content/yaml-file.ts';
 import { ViewsStatsSchema } from '../src/schemas/index.ts';
+import { failWith, parseCli } from './support/cli.ts';
 
 const USAGE = 'Usage: npm run views:import -- <log>... [--content <dir>] [--dry-run]';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const shown = (p: string) => path.relative(process.cwd(), p) || p;
-const fail = (code: number, message: string): never => {
-  console.error(`views:import: ${message}`);
-  process.exit(code);
-};
+const fail = failWith('views:import');
 
-let parsed: ReturnType<typeof parseCli>;
-try {
-  parsed = parseCli();
-} catch (e) {
-  fail(2, `${(e as Error).message}\n${USAGE}`);
-}
-function parseCli() {
-  return parseArgs({
-    allowPositionals: true,
-    options: { content: { type: 'string' }, 'dry-run': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-}
-const { values, positionals: logs } = parsed!;
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const { values, positionals: logs } = parseCli('views:import', USAGE, { content: { type: 'string' }, 'dry-run': { type: 'boolean' } });
 if (!logs.length) fail(2, `which access logs?\n${USAGE}`);
 
 const contentDir = values.content ? path.resolve(values.content) : contentDirFromEnv();

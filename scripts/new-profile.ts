@@ -10,39 +10,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { z } from 'astro/zod';
 import { contentDirFromEnv } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { JSON_SCHEMA_DIR } from '../src/tools/json-schemas.ts';
 import { parseYamlFile } from '../src/content/yaml-file.ts';
 import { BADGES, ProfileSchema, USERNAME_PATTERN, USERNAME_RULE, type Profile } from '../src/schemas/index.ts';
+import { failWith, parseCli } from './support/cli.ts';
 
 const USAGE = 'Usage: npm run new:profile -- <username> [--display-name "Name"] [--dry-run]';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const fail = (code: number, message: string, hint?: string): never => {
-  console.error(`new:profile: ${message}${hint ? `\n    hint: ${hint}` : ''}`);
-  process.exit(code);
-};
+const fail = failWith('new:profile');
 
-let args: ReturnType<typeof parseCli>;
-try {
-  args = parseCli();
-} catch (e) {
-  fail(2, `${(e as Error).message}\n${USAGE}`);
-}
-function parseCli() {
-  return parseArgs({
-    allowPositionals: true,
-    options: { 'display-name': { type: 'string' }, 'dry-run': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-}
-const { values, positionals } = args!;
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const { values, positionals } = parseCli('new:profile', USAGE, { 'display-name': { type: 'string' }, 'dry-run': { type: 'boolean' } });
 if (positionals.length !== 1) fail(2, positionals.length ? `give one username, not ${positionals.length}` : `which username?\n${USAGE}`);
 const username = positionals[0]!;
 
