@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { dispatch } from '../../src/api/handler.ts';
 import type { ApiResponse } from '../../src/http/response.ts';
 import { MAX_TARGET_BYTES } from '../../src/http/request.ts';
@@ -646,20 +646,17 @@ describe('failures', () => {
     // fail. A server of its own, on a copy of the build, that nothing has asked for the file yet:
     // it is not in the server's memory cache, whatever other tests ran before.
     const own = await ownBuild('hostile-failure');
-    try {
-      const file = path.join(own.dist, 'client', 'media', 'avatars', 'alice.png');
-      const bytes = fs.readFileSync(file);
-      fs.rmSync(file);
-      const r = await rawRequest(own.base, '/media/avatars/alice.png');
-      expect(r.status).toBe(500);
-      expect(r.header('cache-control')).toBe('no-store');
-      expectCommonHeaders(r.header, 'the 500');
-      ErrorBodySchema.parse(JSON.parse(r.text));
-      fs.writeFileSync(file, bytes);
-      expect((await rawRequest(own.base, '/media/avatars/alice.png')).status).toBe(200);
-    } finally {
-      await own.stop();
-    }
+    onTestFinished(() => own.stop());
+    const file = path.join(own.dist, 'client', 'media', 'avatars', 'alice.png');
+    const bytes = fs.readFileSync(file);
+    fs.rmSync(file);
+    const r = await rawRequest(own.base, '/media/avatars/alice.png');
+    expect(r.status).toBe(500);
+    expect(r.header('cache-control')).toBe('no-store');
+    expectCommonHeaders(r.header, 'the 500');
+    ErrorBodySchema.parse(JSON.parse(r.text));
+    fs.writeFileSync(file, bytes);
+    expect((await rawRequest(own.base, '/media/avatars/alice.png')).status).toBe(200);
   });
 });
 

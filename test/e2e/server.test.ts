@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { etagOf } from '../../src/http/response.ts';
 import { ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
 import { buildFixture, ownBuild, sharedBuild } from '../support/built-server.ts';
@@ -157,21 +157,16 @@ describe('the built service over HTTP', () => {
 
   test('bad content fails the build with file and line, and the last good build stays', async () => {
     const own = await ownBuild('broken-build');
-    try {
-      const broken = path.join(own.work, 'broken');
-      fs.cpSync(FIXTURE, broken, { recursive: true });
-      fs.writeFileSync(path.join(broken, 'profiles', 'bob.yaml'), 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ndispalyName: B\n');
-      const index = fs.readFileSync(path.join(own.dist, 'server', 'site-index.json'), 'utf8');
-      const b = own.rebuild(broken);
-      expect(b.status).toBe(1);
-      expect(b.stderr).toContain('bob.yaml:3:1 `dispalyName`: unknown key `dispalyName`');
-      expect(b.stderr).toContain('did you mean `displayName`?');
-      expect(fs.readFileSync(path.join(own.dist, 'server', 'site-index.json'), 'utf8')).toBe(index);
-      expect(fs.readdirSync(own.work).filter((n) => n.startsWith('dist.next'))).toEqual([]);
-      expect((await getFrom(own.base)('/api/v1/users/bob')).status).toBe(200);
-    } finally {
-      await own.stop();
-    }
+    onTestFinished(() => own.stop());
+    const broken = own.fixtureWith('broken', { 'profiles/bob.yaml': 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ndispalyName: B\n' });
+    const index = fs.readFileSync(path.join(own.dist, 'server', 'site-index.json'), 'utf8');
+    const b = own.rebuild(broken);
+    expect(b.status).toBe(1);
+    expect(b.stderr).toContain('bob.yaml:3:1 `dispalyName`: unknown key `dispalyName`');
+    expect(b.stderr).toContain('did you mean `displayName`?');
+    expect(fs.readFileSync(path.join(own.dist, 'server', 'site-index.json'), 'utf8')).toBe(index);
+    expect(fs.readdirSync(own.work).filter((n) => n.startsWith('dist.next'))).toEqual([]);
+    expect((await getFrom(own.base)('/api/v1/users/bob')).status).toBe(200);
   });
 
   test('a DIST_DIR outside the project is refused at once, with the fix, and nothing is written', () => {
@@ -197,27 +192,22 @@ describe('the built service over HTTP', () => {
 
   test('a new build swapped in is served without a restart', async () => {
     const own = await ownBuild('swapped-build');
-    try {
-      const edited = path.join(own.work, 'edited');
-      fs.cpSync(FIXTURE, edited, { recursive: true });
-      fs.writeFileSync(path.join(edited, 'profiles', 'bob.yaml'), 'displayName: Robert\ncreatedAt: 2024-11-02T00:00:00Z\n');
-      // The server looks for a new build every 2 s and says when it has switched.
-      const switched = own.server.nextOutput(/Now serving the build of/);
-      const b = own.rebuild(edited);
-      expect(b.status, String(b.stderr)).toBe(0);
-      await switched;
-      const ownGet = getFrom(own.base);
-      const name = UserBodySchema.parse(await (await ownGet('/api/v1/users?username=bob')).json()).data.displayName;
-      expect(name).toBe('Robert');
-      expect(await (await ownGet('/p/bob')).text()).toContain('Robert');
-      // Only bob's page was rendered; the others are the previous build's files, linked.
-      expect(b.stdout).toMatch(/pages \(1 rendered, 6 unchanged\)/);
-      const page = (dist: string, name: string) => fs.statSync(path.join(dist, 'client', 'p', `${name}.html`)).ino;
-      expect(page(own.dist, 'alice')).toBe(page(`${own.dist}.prev`, 'alice'));
-      expect(page(own.dist, 'bob')).not.toBe(page(`${own.dist}.prev`, 'bob'));
-      expect(fs.readFileSync(path.join(`${own.dist}.prev`, 'client', 'p', 'bob.html'), 'utf8')).not.toContain('Robert');
-    } finally {
-      await own.stop();
-    }
+    onTestFinished(() => own.stop());
+    const edited = own.fixtureWith('edited', { 'profiles/bob.yaml': 'displayName: Robert\ncreatedAt: 2024-11-02T00:00:00Z\n' });
+    // The server looks for a new build every 2 s and says when it has switched.
+    const switched = own.server.nextOutput(/Now serving the build of/);
+    const b = own.rebuild(edited);
+    expect(b.status, String(b.stderr)).toBe(0);
+    await switched;
+    const ownGet = getFrom(own.base);
+    const name = UserBodySchema.parse(await (await ownGet('/api/v1/users?username=bob')).json()).data.displayName;
+    expect(name).toBe('Robert');
+    expect(await (await ownGet('/p/bob')).text()).toContain('Robert');
+    // Only bob's page was rendered; the others are the previous build's files, linked.
+    expect(b.stdout).toMatch(/pages \(1 rendered, 6 unchanged\)/);
+    const page = (dist: string, name: string) => fs.statSync(path.join(dist, 'client', 'p', `${name}.html`)).ino;
+    expect(page(own.dist, 'alice')).toBe(page(`${own.dist}.prev`, 'alice'));
+    expect(page(own.dist, 'bob')).not.toBe(page(`${own.dist}.prev`, 'bob'));
+    expect(fs.readFileSync(path.join(`${own.dist}.prev`, 'client', 'p', 'bob.html'), 'utf8')).not.toContain('Robert');
   }, 30_000);
 });

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { buildSite, serve, type RunningServer } from '../../scripts/support/serve-build.ts';
-import { ROOT } from './helpers.ts';
+import { FIXTURE, ROOT } from './helpers.ts';
 
 export const TEST_SITE_URL = 'https://profiles.example.net';
 /** 2026-01-15T12:00:00Z, so ages in answers are exact. */
@@ -40,6 +40,8 @@ export interface OwnBuild {
   /** The folder around `dist`, for content copies and what the build leaves beside it. */
   work: string;
   server: RunningServer;
+  /** A copy of test/fixtures/content in `work/<name>`, with `files` (paths inside it) written over. */
+  fixtureWith(name: string, files: Record<string, string>): string;
   /** Builds `contentDir` into this build's folder (the server notices and switches). */
   rebuild(contentDir: string): ReturnType<typeof buildFixture>;
   stop(): Promise<void>;
@@ -54,6 +56,12 @@ export async function ownBuild(name: string): Promise<OwnBuild> {
   const server = await serve({ env: { DIST_DIR: dist } });
   return {
     base: server.base, dist, work, server,
+    fixtureWith(name, files) {
+      const dir = path.join(work, name);
+      fs.cpSync(FIXTURE, dir, { recursive: true });
+      for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), text);
+      return dir;
+    },
     rebuild: (contentDir) => buildFixture(contentDir, dist),
     async stop() {
       await server.stop();
