@@ -1,6 +1,6 @@
 // Parses one content YAML file strictly and validates it with a schema, turning every YAML and
 // schema problem into a ContentProblem with line, column and a hint.
-import { LineCounter, isMap, isScalar, parseDocument, type Document, type Node } from 'yaml';
+import { LineCounter, isMap, isScalar, parseDocument, visit, type Document, type Node, type YAMLMap } from 'yaml';
 import type { z } from 'astro/zod';
 import { closest, formatKeyPath, type ContentProblem } from './problems.ts';
 
@@ -21,13 +21,16 @@ export function parseYamlFile<S extends z.ZodType>(file: string, source: string,
   };
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true, version: '1.2' });
+    // uniqueKeys: false, and `duplicateKeys` below instead: the library compares each key with every
+    // key before it in its mapping, so a file with 80,000 keys took a minute.
+    doc = parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: false, strict: true, version: '1.2' });
   } catch (e) {
     return { ok: false, problems: [{ file, message: `cannot be read as YAML: ${(e as Error).message}` }] };
   }
   for (const err of [...doc.errors, ...doc.warnings]) {
     problems.push({ file, ...at(err.pos[0]), ...yamlMessage(err.code, err.message) });
   }
+  for (const offset of duplicateKeys(doc)) problems.push({ file, ...at(offset), ...yamlMessage('DUPLICATE_KEY', '') });
   if (doc.directives?.yaml.explicit && doc.directives.yaml.version !== '1.2') {
     problems.push({
       file, line: 1, column: 1,
@@ -53,6 +56,7 @@ export function parseYamlFile<S extends z.ZodType>(file: string, source: string,
     return { ok: true, value: result.data, problems: [], locate };
   }
 
+  const keyNode = keyNodeFinder(doc);
   for (const issue of result.error.issues) {
     const keys = issue.path as PropertyKey[];
     if (issue.code === 'unrecognized_keys') {
@@ -60,7 +64,7 @@ export function parseYamlFile<S extends z.ZodType>(file: string, source: string,
       for (const key of issue.keys) {
         const suggestion = closest(key, allowed);
         problems.push({
-          file, ...at(keyNode(doc, keys, key)?.range?.[0]), keyPath: formatKeyPath([...keys, key]),
+          file, ...at(keyNode(keys, key)?.range?.[0]), keyPath: formatKeyPath([...keys, key]),
           message: `unknown key \`${key}\``,
           hint: suggestion ? `did you mean \`${suggestion}\`?` : `the keys allowed here are ${allowed.map((k) => `\`${k}\``).join(', ')}`,
         });
@@ -69,7 +73,7 @@ export function parseYamlFile<S extends z.ZodType>(file: string, source: string,
     }
     if (issue.code === 'invalid_key') {
       const key = String(keys.at(-1));
-      problems.push({ file, ...at(keyNode(doc, keys.slice(0, -1), key)?.range?.[0]), message: `\`${key}\` ${issue.issues[0]?.message ?? 'is not allowed as a key here'}` });
+      problems.push({ file, ...at(keyNode(keys.slice(0, -1), key)?.range?.[0]), message: `\`${key}\` ${issue.issues[0]?.message ?? 'is not allowed as a key here'}` });
       continue;
     }
     const node = doc.getIn(keys, true) as Node | undefined;
@@ -101,12 +105,47 @@ function yamlMessage(code: string, message: string): { message: string; hint?: s
   }
 }
 
-/** The node of `key` in the mapping at `keys`, to point at a misspelt key itself. */
-function keyNode(doc: Document.Parsed, keys: PropertyKey[], key: string): Node | undefined {
-  const map = keys.length ? doc.getIn(keys, true) : doc.contents;
-  if (!isMap(map)) return undefined;
-  const pair = map.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
-  return (pair?.key as Node | undefined) ?? undefined;
+/**
+ * Where each key that repeats a key before it in the same mapping starts: what the library's
+ * `uniqueKeys` reports (scalar keys with the same value; an empty key twice), found with one set per
+ * mapping, so the time is linear in the number of keys.
+ */
+export function duplicateKeys(doc: Document.Parsed): number[] {
+  const found: number[] = [];
+  const EMPTY = Symbol('empty key');
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        const key = pair.key;
+        if (key !== null && !isScalar(key)) continue; // the library compares other keys by identity: never equal
+        const value = key === null ? EMPTY : key.value;
+        if (!seen.has(value)) { seen.add(value); continue; }
+        const start = (key as Node | null)?.range?.[0] ?? (pair.value as Node | null)?.range?.[0];
+        if (start !== undefined) found.push(start);
+      }
+    },
+  });
+  return found;
+}
+
+/**
+ * The node of `key` in the mapping at `keys`, to point at a misspelt key itself. Each mapping's keys
+ * are indexed on first use: a file with thousands of unknown keys costs one pass, not one per key.
+ */
+function keyNodeFinder(doc: Document.Parsed): (keys: PropertyKey[], key: string) => Node | undefined {
+  const indexes = new Map<YAMLMap, Map<string, Node>>();
+  return (keys, key) => {
+    const map = keys.length ? doc.getIn(keys, true) : doc.contents;
+    if (!isMap(map)) return undefined;
+    let index = indexes.get(map);
+    if (!index) {
+      index = new Map();
+      for (const p of map.items) if (isScalar(p.key) && !index.has(String(p.key.value))) index.set(String(p.key.value), p.key);
+      indexes.set(map, index);
+    }
+    return index.get(key);
+  };
 }
 
 function valueAt(data: unknown, keys: PropertyKey[]): unknown {
