@@ -1,13 +1,14 @@
 // Loads the whole content folder once, validates every file against the schemas and the checks
 // across files, and reports every problem at once. The build, `npm run check` and the dev server
 // all call `loadContent`.
-import fs from 'node:fs';
 import path from 'node:path';
 import {
   CreatorSchema, DecorationSchema, IMAGE_FILE_PATTERN, USERNAME_PATTERN, USERNAME_RULE, ViewsStatsSchema,
   DECORATION_ID_PATTERN, type Creator, type Decoration,
 } from '../schemas/index.ts';
+import { walkContent } from './content-tree.ts';
 import { closest, type ContentProblem } from './problems.ts';
+import { ContentReader, VIEWS_LIMIT, YAML_LIMIT } from './read-file.ts';
 import { parseProfileFile, parseProfiles, type ParseOptions, type ParseStats, type ParsedProfile, type ProfileFile, type PublicProfile } from './profile-files.ts';
 import { parseYamlFile } from './yaml-file.ts';
 
@@ -40,7 +41,10 @@ export const contentDirFromEnv = (env: NodeJS.ProcessEnv = process.env) => path.
 /** Loads the content in this thread, parsing every file: for small folders, tests and the dev server. */
 export function loadContent(dir: string): LoadResult {
   const scan = scanContent(dir);
-  const parsed = scan.profileFiles.map(({ username, file }) => parseProfileFile(username, file, fs.readFileSync(file, 'utf8')));
+  const parsed = scan.profileFiles.map(({ username, file }): ParsedProfile => {
+    const read = scan.reader.read(file, YAML_LIMIT);
+    return read.ok ? parseProfileFile(username, file, read.bytes.toString('utf8')) : { ok: false, username, problems: read.problems };
+  });
   return assemble(scan, parsed);
 }
 
@@ -50,7 +54,7 @@ export function loadContent(dir: string): LoadResult {
  */
 export async function loadContentFast(dir: string, options: ParseOptions): Promise<LoadResult & { stats: ParseStats }> {
   const scan = scanContent(dir);
-  const { parsed, stats } = await parseProfiles(scan.profileFiles, options);
+  const { parsed, stats } = await parseProfiles(scan.profileFiles, options, (file) => scan.reader.read(file, YAML_LIMIT));
   return { ...assemble(scan, parsed), stats };
 }
 
@@ -61,6 +65,12 @@ interface Scan {
   profileFiles: ProfileFile[];
   creatorFiles: { id: string; file: string }[];
   avatars: Set<string>;
+  /** The file names in `profiles/`. */
+  profileNames: Set<string>;
+  /** Content folders that are links: refused once, and the checks across files skip what would be in them. */
+  refusedFolders: Set<string>;
+  hasViews: boolean;
+  reader: ContentReader;
 }
 
 /** Lists the folders and reads the small files (decorations); the profile files are parsed after. */
@@ -69,19 +79,29 @@ function scanContent(dir: string): Scan {
   const problems: ContentProblem[] = [];
   const warnings: ContentProblem[] = [];
   const content: Content = { dir, profiles: new Map(), creators: new Map(), decorations: new Map(), views: new Map() };
+  const reader = new ContentReader(dir);
+  const empty = { content, problems, warnings, reader, profileFiles: [], creatorFiles: [], avatars: new Set<string>(), profileNames: new Set<string>(), refusedFolders: new Set<string>(), hasViews: false };
 
-  if (!isDir(dir)) {
-    problems.push({ file: dir, message: 'the content folder does not exist', hint: 'set CONTENT_DIR to a folder with a `profiles/` folder in it' });
-    return { content, problems, warnings, profileFiles: [], creatorFiles: [], avatars: new Set() };
+  const rootProblem = reader.rootProblem();
+  if (rootProblem) {
+    problems.push(rootProblem);
+    return empty;
   }
-  if (!isDir(path.join(dir, 'profiles'))) {
+  // Links and special files anywhere in the folder are problems; nothing else the walk did not list is read.
+  const tree = walkContent(dir);
+  problems.push(...tree.problems);
+  const refused = new Set(tree.problems.map((p) => p.file));
+  // Files refused by the walk count as there for the checks across files: one problem per link, not one more per use.
+  const refusedIn = (sub: string) => [...refused].filter((f) => path.dirname(f) === path.join(dir, sub)).map((f) => path.basename(f));
+  const listed = (sub: string) => tree.files.get(sub) ?? [];
+  if (!tree.files.has('profiles') && !refused.has(path.join(dir, 'profiles'))) {
     problems.push({ file: path.join(dir, 'profiles'), message: 'the `profiles/` folder is missing', hint: 'create it and add one `<username>.yaml` file per profile' });
   }
 
   const yamlFiles = (sub: string, idPattern: RegExp, rule: string) => {
     const folder = path.join(dir, sub);
     const out: { id: string; file: string }[] = [];
-    for (const name of listFiles(folder)) {
+    for (const name of listed(sub)) {
       const file = path.join(folder, name);
       const ext = path.extname(name);
       const id = name.slice(0, -ext.length || undefined);
@@ -102,20 +122,32 @@ function scanContent(dir: string): Scan {
     return out;
   };
 
+  // Every image is checked by its bytes, used by a profile or not: what `npm run check` passes is what may be published.
+  for (const sub of ['avatars', 'decorations']) {
+    for (const name of listed(sub)) {
+      if (IMAGE_FILE_PATTERN.test(name)) problems.push(...reader.checkImage(path.join(dir, sub, name)));
+    }
+  }
+
+  const decorationImages = new Set([...listed('decorations'), ...refusedIn('decorations')]);
   for (const { id, file } of yamlFiles('decorations', DECORATION_ID_PATTERN, '1 to 64 characters of a-z, 0-9, `_` and `-`')) {
-    const r = parseYamlFile(file, fs.readFileSync(file, 'utf8'), DecorationSchema);
+    const read = reader.read(file, YAML_LIMIT);
+    if (!read.ok) { problems.push(...read.problems); continue; }
+    const r = parseYamlFile(file, read.bytes.toString('utf8'), DecorationSchema);
     if (!r.ok) { problems.push(...r.problems); continue; }
-    if (!isFile(path.join(dir, 'decorations', r.value.file))) {
+    if (!decorationImages.has(r.value.file)) {
       problems.push({ file, ...r.locate(['file']), keyPath: 'file', message: `the image \`${r.value.file}\` is not in \`decorations/\``, hint: 'put the image beside this file, or fix the name (it is case-sensitive)' });
       continue;
     }
     content.decorations.set(id, { id, name: r.value.name, file: r.value.file });
   }
 
-  const avatars = new Set(listFiles(path.join(dir, 'avatars')));
+  const avatars = new Set([...listed('avatars'), ...refusedIn('avatars')]);
   const profileFiles = yamlFiles('profiles', USERNAME_PATTERN, USERNAME_RULE).map(({ id, file }) => ({ username: id, file }));
   const creatorFiles = yamlFiles('creators', USERNAME_PATTERN, USERNAME_RULE);
-  return { content, problems, warnings, profileFiles, creatorFiles, avatars };
+  const profileNames = new Set([...listed('profiles'), ...refusedIn('profiles')]);
+  const refusedFolders = new Set(['profiles', 'avatars', 'decorations'].filter((sub) => refused.has(path.join(dir, sub))));
+  return { content, problems, warnings, reader, profileFiles, creatorFiles, avatars, profileNames, refusedFolders, hasViews: listed('stats').includes('views.yaml') };
 }
 
 /** The checks across files, the creators and the view counts, on the parsed profiles. */
@@ -127,12 +159,12 @@ function assemble(scan: Scan, parsed: ParsedProfile[]): LoadResult {
     const { file } = scan.profileFiles[i]!;
     if (!r.ok) { problems.push(...r.problems); continue; }
     const p = r.profile;
-    if (p.avatar && !avatars.has(p.avatar)) {
+    if (p.avatar && !avatars.has(p.avatar) && !scan.refusedFolders.has('avatars')) {
       const near = closest(p.avatar, avatars);
       problems.push({ file, ...r.places.avatar, keyPath: 'avatar', message: `the avatar \`${p.avatar}\` is not in \`avatars/\``, hint: near ? `did you mean \`${near}\`?` : 'add the image to content/avatars/ or remove the key' });
       continue;
     }
-    if (p.decoration && !content.decorations.has(p.decoration)) {
+    if (p.decoration && !content.decorations.has(p.decoration) && !scan.refusedFolders.has('decorations')) {
       const near = closest(p.decoration, content.decorations.keys());
       problems.push({ file, ...r.places.decoration, keyPath: 'decoration', message: `no decoration \`${p.decoration}\` in \`decorations/\``, hint: near ? `did you mean \`${near}\`?` : `add decorations/${p.decoration}.yaml or remove the key` });
       continue;
@@ -141,9 +173,11 @@ function assemble(scan: Scan, parsed: ParsedProfile[]): LoadResult {
   }
 
   for (const { id: username, file } of scan.creatorFiles) {
-    const r = parseYamlFile(file, fs.readFileSync(file, 'utf8'), CreatorSchema);
+    const read = scan.reader.read(file, YAML_LIMIT);
+    if (!read.ok) { problems.push(...read.problems); continue; }
+    const r = parseYamlFile(file, read.bytes.toString('utf8'), CreatorSchema);
     if (!r.ok) { problems.push(...r.problems); continue; }
-    if (!fs.existsSync(path.join(dir, 'profiles', `${username}.yaml`))) {
+    if (!scan.profileNames.has(`${username}.yaml`) && !scan.refusedFolders.has('profiles')) {
       const near = closest(username, content.profiles.keys());
       problems.push({ file, message: `there is no profile \`${username}\` for this creator`, hint: near ? `did you mean \`${near}.yaml\`?` : `add profiles/${username}.yaml or delete this file` });
       continue;
@@ -152,11 +186,13 @@ function assemble(scan: Scan, parsed: ParsedProfile[]): LoadResult {
   }
 
   const statsFile = path.join(dir, 'stats', 'views.yaml');
-  if (isFile(statsFile)) {
-    const r = parseYamlFile(statsFile, fs.readFileSync(statsFile, 'utf8'), ViewsStatsSchema.optional());
+  const statsRead = scan.hasViews ? scan.reader.read(statsFile, VIEWS_LIMIT) : undefined;
+  if (statsRead && !statsRead.ok) problems.push(...statsRead.problems);
+  if (statsRead?.ok) {
+    const r = parseYamlFile(statsFile, statsRead.bytes.toString('utf8'), ViewsStatsSchema.optional());
     if (!r.ok) problems.push(...r.problems);
     else for (const [username, count] of Object.entries(r.value ?? {})) {
-      if (fs.existsSync(path.join(dir, 'profiles', `${username}.yaml`))) content.views.set(username, count);
+      if (scan.profileNames.has(`${username}.yaml`)) content.views.set(username, count);
       else warnings.push({ file: statsFile, ...r.locate([username]), keyPath: username, message: `views for \`${username}\`, who has no profile, are ignored` });
     }
   }
@@ -168,19 +204,3 @@ function assemble(scan: Scan, parsed: ParsedProfile[]): LoadResult {
 
 const byPlace = (a: ContentProblem, b: ContentProblem) =>
   a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
-
-// Hidden files (.gitkeep, editor swap files) are not content.
-function listFiles(folder: string): string[] {
-  if (!isDir(folder)) return [];
-  return fs.readdirSync(folder, { withFileTypes: true })
-    .filter((e) => e.isFile() && !e.name.startsWith('.'))
-    .map((e) => e.name)
-    .sort();
-}
-
-function isDir(p: string) {
-  try { return fs.statSync(p).isDirectory(); } catch { return false; }
-}
-function isFile(p: string) {
-  try { return fs.statSync(p).isFile(); } catch { return false; }
-}

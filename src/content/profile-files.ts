@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ProfileSchema, type Profile } from '../schemas/index.ts';
 import type { ContentProblem } from './problems.ts';
+import type { ReadResult } from './read-file.ts';
 import { parseYamlFile } from './yaml-file.ts';
 
 /** A profile as the rest of the build sees it: validated, without its `private:` notes. */
@@ -73,8 +74,11 @@ interface CacheFile {
   entries: Record<string, [sha1: string, parsed: ParsedProfile & { ok: true }]>;
 }
 
-/** Parses every profile file, in the order given, with the cache and workers of `options`. */
-export async function parseProfiles(files: readonly ProfileFile[], options: ParseOptions = {}): Promise<{ parsed: ParsedProfile[]; stats: ParseStats }> {
+/**
+ * Parses every profile file, in the order given, with the cache and workers of `options`. `read`
+ * reads a file in this thread (ContentReader: no links, size limits), so workers get text only.
+ */
+export async function parseProfiles(files: readonly ProfileFile[], options: ParseOptions, read: (file: string) => ReadResult): Promise<{ parsed: ParsedProfile[]; stats: ParseStats }> {
   const validator = options.cacheFile ? validatorFingerprint() : '';
   const cache = options.cacheFile && !options.ignoreCache ? readCache(options.cacheFile, validator) : undefined;
   const parsed: ParsedProfile[] = new Array(files.length);
@@ -82,7 +86,12 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
   const todo: { i: number; username: string; file: string; source: string }[] = [];
   for (let i = 0; i < files.length; i++) {
     const { username, file } = files[i]!;
-    const bytes = fs.readFileSync(file);
+    const r = read(file);
+    if (!r.ok) {
+      parsed[i] = { ok: false, username, problems: r.problems };
+      continue;
+    }
+    const bytes = r.bytes;
     if (options.cacheFile) {
       const hash = createHash('sha1').update(bytes).digest('base64url');
       hashes[i] = hash;
@@ -156,6 +165,7 @@ function validatorFingerprint(): string {
     path.join(here, 'yaml-file.ts'),
     path.join(here, 'profile-files.ts'),
     path.join(here, 'problems.ts'),
+    path.join(here, 'read-file.ts'),
   ];
   for (const file of sources) hash.update(fs.readFileSync(file)).update('\0');
   // The exact versions of yaml and zod installed.

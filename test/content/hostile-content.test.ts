@@ -1,0 +1,235 @@
+// Content from strangers: links are refused, never followed; images are checked by their bytes;
+// every size has a limit, enforced before a file is read. docs/reliability.md cites these tests.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { loadContent } from '../../src/content/load.ts';
+import { formatProblem } from '../../src/content/problems.ts';
+import { ContentReader, YAML_LIMIT } from '../../src/content/read-file.ts';
+import { imageKindOf } from '../../src/content/image-signature.ts';
+import { MAX_CONTENT_BYTES, MAX_IMAGE_BYTES, MAX_YAML_FILE_BYTES } from '../../src/schemas/limits.ts';
+import { FIXTURE } from '../support/helpers.ts';
+
+const made: string[] = [];
+afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
+
+const tempDir = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hostile-content-'));
+  made.push(dir);
+  return dir;
+};
+
+/** A copy of the fixture content, and beside it a `secret` file no content may reach. */
+function fixtureCopy(): { dir: string; secret: string } {
+  const parent = tempDir();
+  const dir = path.join(parent, 'content');
+  fs.cpSync(FIXTURE, dir, { recursive: true });
+  const secret = path.join(parent, 'secret');
+  fs.writeFileSync(secret, 'TOKEN=hunter2\n');
+  return { dir, secret };
+}
+const report = (dir: string) => loadContent(dir).problems.map((p) => formatProblem(p, dir));
+const PROFILE = 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\n';
+
+// The first bytes of an image of each type, which is all the check reads (SIGNATURE_BYTES).
+const PNG = fs.readFileSync(path.join(FIXTURE, 'avatars', 'alice.png'));
+const IMAGES: Record<string, Buffer> = {
+  'p.png': PNG,
+  // JFIF APP0 segment after the SOI marker.
+  'j.jpg': Buffer.from('ffd8ffe000104a46494600010100000100010000ffd9', 'hex'),
+  'j2.jpeg': Buffer.from('ffd8ffdb0043000101010101', 'hex'),
+  // A whole 1x1 GIF and a whole 1x1 lossless WebP.
+  'g.gif': Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'),
+  'w.webp': Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64'),
+  // An ISO BMFF `ftyp` box: major brand `avif`; and as some encoders write it, `mif1` with `avif` compatible.
+  'a.avif': Buffer.concat([Buffer.from('0000001c667479706176696600000000', 'hex'), Buffer.from('avifmif1miaf')]),
+  'a2.avif': Buffer.concat([Buffer.from('000000206674797000000000', 'hex').fill(0, 8), Buffer.from('mif1'), Buffer.alloc(4), Buffer.from('mif1miafavif')]).fill('mif1', 8, 12),
+};
+
+describe('links are never followed', () => {
+  test('a decoration image that is a link to a file outside is refused, named with the reason', () => {
+    const { dir, secret } = fixtureCopy();
+    fs.symlinkSync(secret, path.join(dir, 'decorations', 'x.png'));
+    fs.writeFileSync(path.join(dir, 'decorations', 'x.yaml'), 'name: X\nfile: x.png\n');
+    expect(report(dir)).toMatchInlineSnapshot(`
+      [
+        "decorations/x.png: is a symbolic link: links in the content folder are never followed
+          hint: commit the file itself instead of a link to it (or delete the link)",
+      ]
+    `);
+  });
+
+  test('a profile, a creator, an avatar or the stats file that is a link is refused, even to a valid file inside', () => {
+    const { dir } = fixtureCopy();
+    fs.renameSync(path.join(dir, 'profiles', 'bob.yaml'), path.join(dir, 'bob.yaml'));
+    fs.symlinkSync(path.join(dir, 'bob.yaml'), path.join(dir, 'profiles', 'bob.yaml'));
+    fs.renameSync(path.join(dir, 'creators', 'kate.yaml'), path.join(dir, 'kate.yaml'));
+    fs.symlinkSync('../kate.yaml', path.join(dir, 'creators', 'kate.yaml'));
+    fs.renameSync(path.join(dir, 'avatars', 'alice.png'), path.join(dir, 'alice.png'));
+    fs.symlinkSync('../alice.png', path.join(dir, 'avatars', 'alice.png'));
+    fs.renameSync(path.join(dir, 'stats', 'views.yaml'), path.join(dir, 'views.yaml'));
+    fs.symlinkSync('../views.yaml', path.join(dir, 'stats', 'views.yaml'));
+    expect(report(dir).filter((l) => !l.includes('hint: did you mean'))).toMatchInlineSnapshot(`
+      [
+        "avatars/alice.png: is a symbolic link: links in the content folder are never followed
+          hint: commit the file itself instead of a link to it (or delete the link)",
+        "creators/kate.yaml: is a symbolic link: links in the content folder are never followed
+          hint: commit the file itself instead of a link to it (or delete the link)",
+        "profiles/bob.yaml: is a symbolic link: links in the content folder are never followed
+          hint: commit the file itself instead of a link to it (or delete the link)",
+        "stats/views.yaml: is a symbolic link: links in the content folder are never followed
+          hint: commit the file itself instead of a link to it (or delete the link)",
+      ]
+    `);
+  });
+
+  test('a folder that is a link is refused: a content subfolder, or one nested anywhere', () => {
+    const { dir, secret } = fixtureCopy();
+    const outside = path.join(path.dirname(dir), 'outside');
+    fs.mkdirSync(outside);
+    fs.renameSync(path.join(dir, 'avatars'), path.join(outside, 'avatars'));
+    fs.symlinkSync(path.join(outside, 'avatars'), path.join(dir, 'avatars'));
+    fs.mkdirSync(path.join(dir, 'extra', 'deeper'), { recursive: true });
+    fs.symlinkSync(path.dirname(secret), path.join(dir, 'extra', 'deeper', 'up'));
+    fs.symlinkSync(secret, path.join(dir, 'profiles', '.hidden'));
+    expect(report(dir)).toMatchInlineSnapshot(`
+      [
+        "avatars: is a symbolic link: links in the content folder are never followed
+          hint: commit the file itself instead of a link to it (or delete the link)",
+        "extra/deeper/up: is a symbolic link: links in the content folder are never followed
+          hint: commit the file itself instead of a link to it (or delete the link)",
+        "profiles/.hidden: is a symbolic link: links in the content folder are never followed
+          hint: commit the file itself instead of a link to it (or delete the link)",
+      ]
+    `);
+  });
+
+  test('the content folder itself may not be a link; its real path loads', () => {
+    const { dir } = fixtureCopy();
+    const link = path.join(path.dirname(dir), 'linked-content');
+    fs.symlinkSync(dir, link);
+    expect(loadContent(link).problems.map((p) => `${p.message} (${p.hint})`)).toMatchInlineSnapshot(`
+      [
+        "the content folder is a symbolic link: links in the content folder are never followed (set CONTENT_DIR to the folder the link points to)",
+      ]
+    `);
+    expect(loadContent(dir).problems).toEqual([]);
+  });
+
+  test.runIf(fs.existsSync('/proc/self/fd'))('a read through a folder that became a link after the listing is refused', () => {
+    const { dir, secret } = fixtureCopy();
+    const reader = new ContentReader(dir);
+    expect(reader.rootProblem()).toBeUndefined();
+    // The walk would refuse this link; the reader refuses it on its own, from the open descriptor.
+    fs.rmSync(path.join(dir, 'profiles'), { recursive: true });
+    fs.symlinkSync(path.dirname(secret), path.join(dir, 'profiles'));
+    const r = reader.read(path.join(dir, 'profiles', 'secret'), YAML_LIMIT);
+    expect(r.ok ? r.bytes.toString() : r.problems.map((p) => p.message)).toEqual([
+      'is reached through a symbolic link to a folder: links in the content folder are never followed',
+    ]);
+  });
+
+  test('a FIFO is refused without blocking, by the listing and by the reader', () => {
+    const { dir } = fixtureCopy();
+    const fifo = path.join(dir, 'avatars', 'bob.png');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    expect(report(dir)).toMatchInlineSnapshot(`
+      [
+        "avatars/bob.png: is a FIFO (named pipe), not a regular file
+          hint: content files are plain files: delete it and commit the file itself",
+      ]
+    `);
+    // Opened with O_NONBLOCK: without it, opening a FIFO nobody writes to waits forever.
+    expect(new ContentReader(dir).checkImage(fifo).map((p) => p.message)).toEqual(['is a FIFO (named pipe), not a regular file']);
+  });
+});
+
+describe('images are checked by their bytes', () => {
+  test('an image of each type passes: PNG, JPEG, GIF, WebP, AVIF', () => {
+    const { dir } = fixtureCopy();
+    for (const [name, bytes] of Object.entries(IMAGES)) fs.writeFileSync(path.join(dir, 'avatars', name), bytes);
+    expect(report(dir)).toEqual([]);
+    expect(Object.values(IMAGES).map((b) => imageKindOf(b))).toEqual(['png', 'jpeg', 'jpeg', 'gif', 'webp', 'avif', 'avif']);
+  });
+
+  test('SVG or HTML saved as .png, and bytes of another type, are refused with a hint', () => {
+    const { dir } = fixtureCopy();
+    fs.writeFileSync(path.join(dir, 'avatars', 'svg.png'), '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+    fs.writeFileSync(path.join(dir, 'avatars', 'page.png'), '\uFEFF  <!doctype html><html><script>alert(1)</script></html>');
+    fs.writeFileSync(path.join(dir, 'decorations', 'sakura.png'), IMAGES['j.jpg']!);
+    fs.writeFileSync(path.join(dir, 'avatars', 'zip.webp'), Buffer.from('PK\u0003\u0004 not an image'));
+    expect(report(dir)).toMatchInlineSnapshot(`
+      [
+        "avatars/page.png: is not a PNG image: its bytes are markup (SVG, HTML or XML), which a browser can run as a page with scripts
+          hint: export it as a real PNG (SVG is refused on purpose); the first bytes of a PNG file are its signature",
+        "avatars/svg.png: is not a PNG image: its bytes are markup (SVG, HTML or XML), which a browser can run as a page with scripts
+          hint: export it as a real PNG (SVG is refused on purpose); the first bytes of a PNG file are its signature",
+        "avatars/zip.webp: is not a WebP image: its first bytes are not a PNG, JPEG, GIF, WebP or AVIF signature
+          hint: save it again as WebP with an image editor; renaming a file does not change its type",
+        "decorations/sakura.png: is named as a PNG image but its bytes are a JPEG image
+          hint: rename it to end in \`.jpg\` (and the name where it is used), or save it as PNG",
+      ]
+    `);
+  });
+});
+
+describe('size limits', () => {
+  test('a YAML file over the limit is refused with its size, the limit and a fix', () => {
+    const { dir } = fixtureCopy();
+    fs.writeFileSync(path.join(dir, 'profiles', 'bob.yaml'), `${PROFILE}private:\n  note: "${'x'.repeat(MAX_YAML_FILE_BYTES)}"\n`);
+    fs.writeFileSync(path.join(dir, 'creators', 'bob.yaml'), `category: art\n# ${'x'.repeat(MAX_YAML_FILE_BYTES)}\n`);
+    expect(report(dir)).toMatchInlineSnapshot(`
+      [
+        "creators/bob.yaml: is 128.0 KiB, over the limit of 128 KiB for a content YAML file
+          hint: shorten it: a profile needs far less (long notes under \`private:\` belong elsewhere, they are never published)",
+        "profiles/bob.yaml: is 128.1 KiB, over the limit of 128 KiB for a content YAML file
+          hint: shorten it: a profile needs far less (long notes under \`private:\` belong elsewhere, they are never published)",
+      ]
+    `);
+  });
+
+  test('an image over the limit is refused; one at the limit passes', () => {
+    const { dir } = fixtureCopy();
+    fs.writeFileSync(path.join(dir, 'avatars', 'big.png'), Buffer.concat([PNG, Buffer.alloc(MAX_IMAGE_BYTES + 1 - PNG.length)]));
+    fs.writeFileSync(path.join(dir, 'avatars', 'max.png'), Buffer.concat([PNG, Buffer.alloc(MAX_IMAGE_BYTES - PNG.length)]));
+    expect(report(dir)).toMatchInlineSnapshot(`
+      [
+        "avatars/big.png: is 1.0 MiB, over the limit of 1 MiB for an image
+          hint: scale it down (it is shown at most a few hundred pixels wide) or compress it",
+      ]
+    `);
+  });
+
+  test('an oversized file is refused from its size, before it is read: a 64 GiB profile or image costs nothing', () => {
+    const { dir } = fixtureCopy();
+    // Sparse files: reading either whole would need 64 GiB of memory.
+    const huge = 64 * 1024 ** 3;
+    fs.truncateSync(path.join(dir, 'profiles', 'bob.yaml'), huge);
+    fs.writeFileSync(path.join(dir, 'avatars', 'huge.png'), PNG);
+    fs.truncateSync(path.join(dir, 'avatars', 'huge.png'), huge);
+    expect(loadContent(dir).problems.map((p) => `${path.relative(dir, p.file)}: ${p.message}`)).toEqual([
+      'avatars/huge.png: is 64 GiB, over the limit of 1 MiB for an image',
+      'profiles/bob.yaml: is 64 GiB, over the limit of 128 KiB for a content YAML file',
+    ]);
+  });
+
+  test('the whole folder over its limit is one problem, and reading stops there', () => {
+    const { dir } = fixtureCopy();
+    // Sparse images just under the image limit, enough to pass the total.
+    const count = Math.floor(MAX_CONTENT_BYTES / MAX_IMAGE_BYTES) + 1;
+    for (let i = 0; i < count; i++) {
+      const file = path.join(dir, 'avatars', `a${i}.png`);
+      fs.writeFileSync(file, PNG.subarray(0, 8));
+      fs.truncateSync(file, MAX_IMAGE_BYTES);
+    }
+    const r = loadContent(dir);
+    expect(r.problems.map((p) => `${path.relative(path.dirname(dir), p.file)}: ${p.message}\n    ${p.hint}`)).toMatchInlineSnapshot(`
+      [
+        "content: the content folder holds more than 2 GiB of files (the limit for the whole folder); stopped reading at avatars/a999.png
+          remove files that are not needed (images no profile uses, old profiles), or split the site",
+      ]
+    `);
+  });
+});
