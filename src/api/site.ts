@@ -3,6 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { IMAGE_TYPES } from '../schemas/common.ts';
+import { MAX_IMAGE_BYTES } from '../schemas/limits.ts';
+import { SIGNATURE_BYTES, imageSignatureProblem } from '../content/image-signature.ts';
 import { etagOf } from '../http/response.ts';
 import { sortedCreators, type CreatorRow, type CreatorSort } from '../model/creators-list.ts';
 import type { SiteIndex } from '../model/site-index.ts';
@@ -91,16 +93,45 @@ export class Site {
     const ext = file.slice(file.lastIndexOf('.') + 1).toLowerCase();
     const type = IMAGE_TYPES[ext];
     if (!type || file.includes('/') || file.includes('\\') || file.startsWith('.')) return undefined;
-    let bytes: Uint8Array;
-    try {
-      bytes = await fs.promises.readFile(path.join(this.#media[kind], file));
-    } catch {
-      return undefined;
-    }
+    const bytes = await readMediaFile(path.join(this.#media[kind], file));
+    if (!bytes) return undefined;
     const media = { bytes, type, etag: etagOf(bytes) };
     if (this.#mediaCache.size >= MEDIA_CACHE_ENTRIES) this.#mediaCache.delete(this.#mediaCache.keys().next().value!);
     this.#mediaCache.set(key, media);
     return media;
+  }
+}
+
+const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
+
+/**
+ * An image's bytes, or undefined: never through a link as the file itself (O_NOFOLLOW), only a
+ * regular file (checked on the open descriptor, so a FIFO cannot hang a request), at most
+ * MAX_IMAGE_BYTES, and starting with the signature its name promises. Under `astro dev` these are
+ * the content folder's own files; in a build, the copies the build checked.
+ */
+async function readMediaFile(file: string): Promise<Uint8Array | undefined> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, fs.constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile() || st.size > MAX_IMAGE_BYTES) return undefined;
+    // One byte more than fstat said, at most: a file that grew since is refused, never read whole.
+    const buf = Buffer.allocUnsafe(st.size + 1);
+    let length = 0;
+    for (let n; length < buf.length && (n = (await handle.read(buf, length, buf.length - length, length)).bytesRead) > 0;) length += n;
+    if (length > st.size) return undefined;
+    const bytes = buf.subarray(0, length);
+    return imageSignatureProblem(file, bytes.subarray(0, SIGNATURE_BYTES)) ? undefined : bytes;
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
   }
 }
 

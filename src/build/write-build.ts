@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { CREATORS_PATH, USERS_PATH, prerenderedCreators, prerenderedUserBody } from '../api/handler.ts';
 import { answerOnlyHeaders } from '../http/headers.ts';
 import { Site } from '../api/site.ts';
+import { ContentReader } from '../content/read-file.ts';
 import { buildLayout } from './layout.ts';
 import type { SiteIndex } from '../model/site-index.ts';
 import { writeStaticHostHeaders } from './static-host-headers.ts';
@@ -106,9 +107,15 @@ export function writeApiFiles(outDir: string, index: SiteIndex, site: Site, user
   fs.writeFileSync(creatorsFile, creators.body as string);
 
   let mediaFiles = 0;
+  // Read as content is (src/content/read-file.ts): never through a link, within the image size
+  // limit, and the bytes checked again, so what is published is what `npm run check` passed even
+  // if the folder changed since. copyFileSync would follow a link.
+  const reader = new ContentReader(contentDir);
   const copy = (from: string, toDir: string, file: string) => {
+    const r = reader.readImage(path.join(from, file));
+    if (!r.ok) throw new Error(`refused to publish ${path.join(from, file)}: ${r.problems.map((p) => `${p.message}${p.hint ? ` (${p.hint})` : ''}`).join('; ')}`);
     fs.mkdirSync(toDir, { recursive: true });
-    fs.copyFileSync(path.join(from, file), path.join(toDir, file));
+    fs.writeFileSync(path.join(toDir, file), r.bytes, { flag: 'wx' });
     mediaFiles++;
   };
   for (const file of new Set(index.avatars.map(([, f]) => f))) copy(path.join(contentDir, 'avatars'), layout.media.avatars, file);

@@ -1,0 +1,66 @@
+// Hostile content end to end: `npm run check` and `npm run build` (their real scripts) refuse a
+// decoration image that is a link to a secret outside the content, and nothing is published.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { FIXTURE, ROOT } from '../support/helpers.ts';
+
+const SECRET = 'CI_TOKEN=ghp_d0-n0t-publish-7f3a';
+let parent = '';
+let content = '';
+// The build refuses a DIST_DIR outside the project: its server bundle resolves packages from there.
+const work = path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `hostile-${process.pid}`);
+const dist = path.join(work, 'dist');
+
+beforeAll(() => {
+  parent = fs.mkdtempSync(path.join(os.tmpdir(), 'hostile-e2e-'));
+  content = path.join(parent, 'content');
+  fs.cpSync(FIXTURE, content, { recursive: true });
+  fs.writeFileSync(path.join(parent, 'secret.env'), `${SECRET}\n`);
+  fs.symlinkSync(path.join(parent, 'secret.env'), path.join(content, 'decorations', 'x.png'));
+  fs.writeFileSync(path.join(content, 'decorations', 'x.yaml'), 'name: X\nfile: x.png\n');
+  fs.rmSync(work, { recursive: true, force: true });
+  fs.mkdirSync(work, { recursive: true });
+});
+afterAll(() => {
+  fs.rmSync(parent, { recursive: true, force: true });
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+const run = (script: string, env: Record<string, string>) => spawnSync(process.execPath, [script], {
+  cwd: ROOT, encoding: 'utf8', env: { ...process.env, GITHUB_ACTIONS: 'false', SITE_URL: 'https://profiles.example.net', ...env },
+});
+
+/** Every file under `dir`, read, and whether any holds the secret. */
+function anyFileHolds(dir: string, text: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name))
+    .filter((f) => fs.readFileSync(f, 'utf8').includes(text));
+}
+
+describe('a decoration image that is a link to a secret', () => {
+  test('npm run check fails naming the file, the reason and the fix', () => {
+    const r = run('scripts/check-content.ts', { CONTENT_DIR: content });
+    expect(r.status).toBe(1);
+    expect(r.stderr.replaceAll(path.relative(ROOT, content), '<content>').split('\n').slice(0, 2)).toMatchInlineSnapshot(`
+      [
+        "<content>/decorations/x.png: is a symbolic link: links in the content folder are never followed",
+        "    hint: commit the file itself instead of a link to it (or delete the link)",
+      ]
+    `);
+  });
+
+  test('npm run build fails, publishes nothing, and no file it leaves holds the secret', () => {
+    const r = run('scripts/build-site.ts', { CONTENT_DIR: content, DIST_DIR: dist });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('decorations/x.png: is a symbolic link: links in the content folder are never followed');
+    expect(r.stderr).toContain('Nothing was built');
+    expect(fs.readdirSync(work)).toEqual([]);
+    expect(anyFileHolds(work, SECRET)).toEqual([]);
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+  });
+});
