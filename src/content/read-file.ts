@@ -112,16 +112,10 @@ export class ContentReader {
     if (!opened.ok) return opened;
     const { fd, size } = opened;
     try {
-      // At most one byte past the limit: a file that grew since fstat is still caught, never read whole.
-      const buf = Buffer.allocUnsafe(Math.min(size, limit.bytes) + 1);
+      // The size fstat gave, never more: a file that grew since is read as it was, within the limit.
+      const buf = Buffer.allocUnsafe(size);
       let length = 0;
-      for (;;) {
-        const n = fs.readSync(fd, buf, length, buf.length - length, null);
-        if (n === 0) break;
-        length += n;
-        if (length > limit.bytes) return { ok: false, problems: [this.#tooBig(file, length, limit, true)] };
-        if (length === buf.length) break;
-      }
+      for (let n = 1; length < size && n > 0; length += n) n = fs.readSync(fd, buf, length, size - length, null);
       return { ok: true, bytes: buf.subarray(0, length) };
     } catch (e) {
       return { ok: false, problems: [{ file, message: `cannot be read: ${(e as Error).message}` }] };
@@ -181,7 +175,7 @@ export class ContentReader {
       if (opened !== undefined && opened !== path.join(this.#realRoot!, path.relative(this.root, path.resolve(file)))) {
         return fail({ message: 'is reached through a symbolic link to a folder: links in the content folder are never followed', hint: 'commit the folder itself instead of a link to it' });
       }
-      if (st.size > limit.bytes) return { ok: false, problems: [this.#tooBig(file, st.size, limit, false)] };
+      if (st.size > limit.bytes) return { ok: false, problems: [this.#tooBig(file, st.size, limit)] };
       this.#total += st.size;
       if (this.#total > MAX_CONTENT_BYTES) {
         this.#over = true;
@@ -201,10 +195,10 @@ export class ContentReader {
     }
   }
 
-  #tooBig(file: string, size: number, limit: SizeLimit, grew: boolean): ContentProblem {
+  #tooBig(file: string, size: number, limit: SizeLimit): ContentProblem {
     return {
       file,
-      message: `is ${grew ? 'over ' : ''}${formatBytes(size)}, over the limit of ${formatBytes(limit.bytes)} for ${limit.what}`,
+      message: `is ${formatBytes(size)}, over the limit of ${formatBytes(limit.bytes)} for ${limit.what}`,
       hint: limit.hint,
     };
   }
