@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { IMAGE_TYPES } from '../schemas/common.ts';
 import { MAX_IMAGE_BYTES } from '../schemas/limits.ts';
-import { SIGNATURE_BYTES, imageSignatureProblem } from '../content/image-signature.ts';
+import { SIGNATURE_BYTES, imageSignatureProblem } from '../schemas/image-signature.ts';
 import { etagOf } from '../http/response.ts';
 import { sortedCreators, type CreatorRow, type CreatorSort } from '../model/creators-list.ts';
 import type { SiteIndex } from '../model/site-index.ts';

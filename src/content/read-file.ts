@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MAX_CONTENT_BYTES, MAX_IMAGE_BYTES, MAX_VIEWS_FILE_BYTES, MAX_YAML_FILE_BYTES, formatBytes } from '../schemas/limits.ts';
-import { SIGNATURE_BYTES, imageSignatureProblem } from './image-signature.ts';
+import { SIGNATURE_BYTES, imageSignatureProblem } from '../schemas/image-signature.ts';
 import type { ContentProblem } from './problems.ts';
 
 export type ReadResult = { ok: true; bytes: Buffer } | { ok: false; problems: ContentProblem[] };

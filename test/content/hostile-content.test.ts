@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { loadContent } from '../../src/content/load.ts';
 import { formatProblem } from '../../src/content/problems.ts';
 import { ContentReader, YAML_LIMIT } from '../../src/content/read-file.ts';
-import { imageKindOf } from '../../src/content/image-signature.ts';
+import { imageKindOf } from '../../src/schemas/image-signature.ts';
 import { MAX_CONTENT_BYTES, MAX_IMAGE_BYTES, MAX_YAML_FILE_BYTES } from '../../src/schemas/limits.ts';
 import { FIXTURE } from '../support/helpers.ts';
 

@@ -1,6 +1,6 @@
 // What an image file is, from its first bytes: the name says which type we serve it as, the bytes
 // must agree. An SVG or HTML page saved as `.png` is text that a browser could run as a document.
-import { IMAGE_TYPES } from '../schemas/common.ts';
+import { IMAGE_TYPES } from './common.ts';
 
 /** The image types we accept, as the extensions of IMAGE_TYPES name them (`jpg` and `jpeg` are both JPEG). */
 export type ImageKind = 'png' | 'jpeg' | 'gif' | 'webp' | 'avif';
