@@ -19,6 +19,9 @@ export function handOverSiteIndex(index: SiteIndex, pagesToRender?: ReadonlySet<
   (globalThis as Record<symbol, unknown>)[RENDER] = pagesToRender;
 }
 
+/** Whether the build script (or a render process) handed an index over: false under a bare `astro build`. */
+export const siteIndexHandedOver = (): boolean => (globalThis as Record<symbol, unknown>)[HANDOFF] !== undefined;
+
 const RENDERED = Symbol.for('profile-lookup.pages-rendered');
 
 /** Counts a rendered profile page, for the build's progress lines. */
