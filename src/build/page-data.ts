@@ -2,6 +2,7 @@
 // validated the content and hands the public index over in memory (Astro pre-renders in the same
 // process), so pages never read YAML, never see private data, and the index is not held twice.
 // Under `astro dev` the content is loaded directly.
+// Not a content collection: it cost more than 20% of build time and memory (docs/design.md).
 import path from 'node:path';
 import { buildTimeFromEnv, siteUrlFromEnv } from '../config.ts';
 import { contentDirFromEnv, loadContent } from '../content/load.ts';

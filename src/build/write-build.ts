@@ -25,6 +25,7 @@ const USERS_PER_BATCH = 1_000;
  * a worker thread (user-files-worker.ts says why), in batches, without blocking this thread: the
  * build runs it while Astro renders the pages, and `writeApiFiles` moves the folder into place with
  * one rename. The bytes are `prerenderedUser`'s, which the server answers from memory.
+ * Not an Astro endpoint: one cost more than 20% of build time (docs/design.md).
  */
 export async function writeUserFiles(stagingDir: string, site: Site): Promise<number> {
   await fs.promises.mkdir(stagingDir, { recursive: true });
