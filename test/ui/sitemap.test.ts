@@ -1,0 +1,71 @@
+import { describe, expect, test } from 'vitest';
+import type { PublicUser } from '../../src/schemas/api.ts';
+import { SITEMAP_MAX_URLS, robotsTxt, siteSitemap, sitemapFiles, sitemapUrls } from '../../src/ui/sitemap.ts';
+import { fixtureSite, SITE_URL } from '../support/helpers.ts';
+
+const locs = (xml: string) => [...xml.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]!);
+
+/** A synthetic profile: only what the sitemap reads. */
+const user = (username: string, over: Partial<PublicUser> = {}) => ({ username, status: 'active', hasCustomDomain: false, ...over }) as PublicUser;
+
+describe('sitemap', () => {
+  test('lists the home page and each active profile on this host; not suspended or custom-domain ones', () => {
+    const { index } = fixtureSite();
+    expect(sitemapUrls(SITE_URL, index.users)).toEqual([
+      `${SITE_URL}/`, `${SITE_URL}/p/bob`, `${SITE_URL}/p/dave`, `${SITE_URL}/p/erin_99`, `${SITE_URL}/p/kate`,
+    ]);
+    const leftOut = index.users.filter((u) => u.status === 'suspended' || u.hasCustomDomain).map((u) => u.username).sort();
+    expect(leftOut).toEqual(['alice', 'carol', 'frank']);
+  });
+
+  test('up to 50,000 addresses: one sitemap file, no lastmod', () => {
+    const urls = Array.from({ length: SITEMAP_MAX_URLS }, (_, i) => `${SITE_URL}/p/u${i}`);
+    const files = sitemapFiles(SITE_URL, urls);
+    expect(files.map((f) => f.path)).toEqual(['/sitemap.xml']);
+    expect(files[0]!.xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<urlset xmlns="http:\/\/www.sitemaps.org\/schemas\/sitemap\/0.9">\n/);
+    expect(locs(files[0]!.xml)).toEqual(urls);
+    expect(files[0]!.xml).not.toContain('lastmod');
+  });
+
+  test('100,000 profiles: a sitemap index naming three files of at most 50,000 addresses', () => {
+    const users = Array.from({ length: 100_000 }, (_, i) => user(`user${i}`));
+    const [index, ...parts] = siteSitemap({ siteUrl: SITE_URL, users });
+    expect(index!.path).toBe('/sitemap.xml');
+    expect(index!.xml).toContain('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">');
+    expect(locs(index!.xml)).toEqual([`${SITE_URL}/sitemap-1.xml`, `${SITE_URL}/sitemap-2.xml`, `${SITE_URL}/sitemap-3.xml`]);
+    expect(parts.map((p) => p.path)).toEqual(['/sitemap-1.xml', '/sitemap-2.xml', '/sitemap-3.xml']);
+    const perPart = parts.map((p) => locs(p.xml));
+    expect(perPart.map((l) => l.length)).toEqual([50_000, 50_000, 1]);
+    // Every address exactly once, in order, the home page first.
+    expect(perPart.flat()).toEqual([`${SITE_URL}/`, ...users.map((u) => `${SITE_URL}/p/${u.username}`)]);
+    for (const p of parts) expect(p.xml).toContain('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">');
+  });
+
+  test('split at any size; suspended and custom-domain profiles never counted', () => {
+    const users = [user('a'), user('b', { status: 'suspended' }), user('c'), user('d', { hasCustomDomain: true }), user('e')];
+    const files = sitemapFiles(SITE_URL, sitemapUrls(SITE_URL, users), 2);
+    expect(files.map((f) => [f.path, locs(f.xml)])).toEqual([
+      ['/sitemap.xml', [`${SITE_URL}/sitemap-1.xml`, `${SITE_URL}/sitemap-2.xml`]],
+      ['/sitemap-1.xml', [`${SITE_URL}/`, `${SITE_URL}/p/a`]],
+      ['/sitemap-2.xml', [`${SITE_URL}/p/c`, `${SITE_URL}/p/e`]],
+    ]);
+  });
+
+  test('addresses are entity-escaped; a size over the protocol limit is refused', () => {
+    expect(sitemapFiles('https://x.example', ['https://x.example/?a=1&b=<2>'])[0]!.xml).toContain('<loc>https://x.example/?a=1&amp;b=&lt;2&gt;</loc>');
+    expect(() => sitemapFiles(SITE_URL, [], SITEMAP_MAX_URLS + 1)).toThrow(RangeError);
+    expect(() => sitemapFiles(SITE_URL, [], 0)).toThrow(RangeError);
+  });
+});
+
+describe('robots.txt', () => {
+  test('allows everything (a noindex page must stay fetchable) and names the sitemap', () => {
+    expect(robotsTxt(SITE_URL)).toMatchInlineSnapshot(`
+      "User-agent: *
+      Allow: /
+
+      Sitemap: https://profiles.example.net/sitemap.xml
+      "
+    `);
+  });
+});
