@@ -5,25 +5,27 @@
 // to fix it. Under GitHub Actions (or with --format github) it prints `::error` annotations so a
 // pull request shows each problem on its line. Exits 1 when there is any problem.
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { incrementalFromEnv, validationCacheFile } from '../src/config.ts';
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem, formatProblemGithub } from '../src/content/problems.ts';
+import { parseCli } from './support/cli.ts';
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: { format: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+const cli = parseCli({
+  name: 'check',
+  usage: 'Usage: npm run check [-- <content-dir>] [--format text|github]',
+  args: { '<content-dir>': 'the content folder to check (default: CONTENT_DIR, else ./content)' },
+  options: { format: { type: 'string', value: 'text|github', help: 'how problems are printed (default: github under GitHub Actions, else text)' } },
+  env: {
+    CONTENT_DIR: 'the content folder when none is given (default ./content)',
+    GITHUB_ACTIONS: '`true`: print ::error annotations (--format github)',
+    PROFILES_INCREMENTAL: '`0`: parse every file, ignoring the validation cache',
+  },
 });
-if (values.help) {
-  console.log('Usage: npm run check [-- <content-dir>] [--format text|github]');
-  process.exit(0);
-}
+const { values, positionals } = cli;
+if (positionals.length > 1) cli.usageError(`give one content folder, not ${positionals.length}`);
 const format = values.format ?? (process.env.GITHUB_ACTIONS === 'true' ? 'github' : 'text');
-if (format !== 'text' && format !== 'github') {
-  console.error(`check: --format must be \`text\` or \`github\`, not \`${format}\``);
-  process.exit(2);
-}
+if (format !== 'text' && format !== 'github') cli.usageError(`--format must be \`text\` or \`github\`, not \`${format}\``);
 
 const started = performance.now();
 const dir = positionals[0] ? path.resolve(positionals[0]) : contentDirFromEnv();

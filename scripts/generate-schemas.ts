@@ -7,21 +7,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { JSON_SCHEMA_DIR, contentJsonSchemas } from '../src/tools/json-schemas.ts';
+import { parseCli } from './support/cli.ts';
 
-const USAGE = 'Usage: npm run schemas [-- --dry-run] [--check]';
-let values: { 'dry-run'?: boolean; check?: boolean; help?: boolean };
-try {
-  ({ values } = parseArgs({ options: { 'dry-run': { type: 'boolean' }, check: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
-} catch (e) {
-  console.error(`schemas: ${(e as Error).message}\n${USAGE}`);
-  process.exit(2);
-}
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const { values } = parseCli({
+  name: 'schemas',
+  usage: 'Usage: npm run schemas [-- --dry-run] [--check]',
+  options: {
+    'dry-run': { type: 'boolean', help: 'list the files that would change; write nothing' },
+    check: { type: 'boolean', help: 'like --dry-run, and exit 1 when any file is stale (for CI)' },
+  },
+});
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.join(root, JSON_SCHEMA_DIR);

@@ -19,13 +19,22 @@ import { parseYamlFile } from '../src/content/yaml-file.ts';
 import { ViewsStatsSchema } from '../src/schemas/index.ts';
 import { failWith, parseCli } from './support/cli.ts';
 
-const USAGE = 'Usage: npm run views:import -- <log>... [--content <dir>] [--dry-run]';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const shown = (p: string) => path.relative(process.cwd(), p) || p;
 const fail = failWith('views:import');
 
-const { values, positionals: logs } = parseCli('views:import', USAGE, { content: { type: 'string' }, 'dry-run': { type: 'boolean' } });
-if (!logs.length) fail(2, `which access logs?\n${USAGE}`);
+const cli = parseCli({
+  name: 'views:import',
+  usage: 'Usage: npm run views:import -- <log>... [--content <dir>] [--dry-run]',
+  args: { '<log>...': 'access logs in the nginx/Apache combined format, plain or gzip' },
+  options: {
+    content: { type: 'string', value: '<dir>', help: 'the content folder whose stats/views.yaml gets the views (default: CONTENT_DIR)' },
+    'dry-run': { type: 'boolean', help: 'report what would change; write nothing' },
+  },
+  env: { CONTENT_DIR: 'the content folder without --content (default ./content)' },
+});
+const { values, positionals: logs } = cli;
+if (!logs.length) cli.usageError('which access logs?');
 
 const contentDir = values.content ? path.resolve(values.content) : contentDirFromEnv();
 const { content, problems } = loadContent(contentDir);

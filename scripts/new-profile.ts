@@ -18,13 +18,22 @@ import { parseYamlFile } from '../src/content/yaml-file.ts';
 import { BADGES, ProfileSchema, USERNAME_PATTERN, USERNAME_RULE, type Profile } from '../src/schemas/index.ts';
 import { failWith, parseCli } from './support/cli.ts';
 
-const USAGE = 'Usage: npm run new:profile -- <username> [--display-name "Name"] [--dry-run]';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const fail = failWith('new:profile');
 
-const { values, positionals } = parseCli('new:profile', USAGE, { 'display-name': { type: 'string' }, 'dry-run': { type: 'boolean' } });
-if (positionals.length !== 1) fail(2, positionals.length ? `give one username, not ${positionals.length}` : `which username?\n${USAGE}`);
+const cli = parseCli({
+  name: 'new:profile',
+  usage: 'Usage: npm run new:profile -- <username> [--display-name "Name"] [--dry-run]',
+  args: { '<username>': 'the new profile\'s name: lowercase letters a-z, digits, `_` and `-`' },
+  options: {
+    'display-name': { type: 'string', value: '"Name"', help: 'the name shown on the page (default: the username)' },
+    'dry-run': { type: 'boolean', help: 'print the file instead of writing it' },
+  },
+  env: { CONTENT_DIR: 'the content folder to write into (default ./content)' },
+});
+const { values, positionals } = cli;
+if (positionals.length !== 1) cli.usageError(positionals.length ? `give one username, not ${positionals.length}` : 'which username?');
 const username = positionals[0]!;
 
 if (!USERNAME_PATTERN.test(username)) {

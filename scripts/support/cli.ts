@@ -1,7 +1,12 @@
-// What every CLI in scripts/ does the same way: read its arguments (`--help`/`-h` prints the usage),
-// and fail with one line that names the command, an optional hint, and an exit code: 2 for wrong
-// usage, 1 when the work was refused.
-import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+// What every CLI does the same way: read its arguments, print its help, and fail with one line.
+// `--help`/`-h` prints the usage, the options and the environment variables the command reads to
+// stdout and exits 0 before any work; wrong usage (an unknown option, a missing or bad argument) is
+// one line on stderr, `<name>: <what> (see --help)`, and exit code 2; refused work is exit code 1.
+// `step` prints a line while long work runs, so no command is silent for more than a few seconds.
+// No colour anywhere; if some is ever added, honour NO_COLOR (https://no-color.org).
+// Node built-ins only: src/server/main.ts imports this file, and the runtime image holds it alone
+// from scripts/ (scripts/deploy/Dockerfile).
+import { parseArgs, type ParseArgsOptionDescriptor } from 'node:util';
 
 /** Prints `<name>: <message>` (and the hint) to stderr and exits with `code`. */
 export type Fail = (code: number, message: string, hint?: string) => never;
@@ -13,22 +18,109 @@ export function failWith(name: string): Fail {
   };
 }
 
-/**
- * The options and positional arguments of this process. Wrong usage exits 2 with the usage line;
- * `--help` prints it and exits 0.
- */
-export function parseCli<const O extends ParseArgsOptionsConfig>(name: string, usage: string, options: O) {
-  const config = { allowPositionals: true, options: { ...options, help: { type: 'boolean', short: 'h' } } } as const;
-  let parsed: ReturnType<typeof parseArgs<typeof config>>;
-  try {
-    parsed = parseArgs(config);
-  } catch (e) {
-    return failWith(name)(2, `${(e as Error).message}\n${usage}`);
+/** An option as node:util parseArgs takes it, with what `--help` says about it. */
+export type CliOption = ParseArgsOptionDescriptor & {
+  /** One line for `--help`: what it does, and its default. */
+  help: string;
+  /** How its value shows in `--help`, such as `<dir>`; string options only. */
+  value?: string;
+};
+
+export interface CliSpec<O extends Record<string, CliOption>> {
+  /** The npm script (`build`, `views:import`): the first word of every error line. */
+  name: string;
+  /** The usage line(s), as the file's first comment has them. */
+  usage: string;
+  /** Positional arguments and what each is; none are accepted without this. */
+  args?: Record<string, string>;
+  options?: O;
+  /** The environment variables the command reads, and what each does. */
+  env?: Record<string, string>;
+}
+
+const HELP = { type: 'boolean', short: 'h', help: 'print this help and exit' } as const satisfies CliOption;
+
+/** The text `--help` prints: usage, arguments, options and environment, each in aligned columns. */
+export function helpText(spec: CliSpec<Record<string, CliOption>>): string {
+  const options: Record<string, CliOption> = { ...spec.options, help: HELP };
+  const sections: [string, [string, string][]][] = [
+    ['Arguments', Object.entries(spec.args ?? {})],
+    ['Options', Object.entries(options).map(([key, o]) => [
+      `${o.short ? `-${o.short}, ` : ''}--${key}${o.type === 'string' ? ` ${o.value ?? '<value>'}` : ''}`,
+      o.help,
+    ])],
+    ['Environment', Object.entries(spec.env ?? {})],
+  ];
+  const width = Math.max(...sections.flatMap(([, rows]) => rows.map(([left]) => left.length)));
+  const lines = [spec.usage];
+  for (const [title, rows] of sections) {
+    if (!rows.length) continue;
+    lines.push('', `${title}:`, ...rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`));
   }
-  // `help` is in every CLI's options; TypeScript cannot see it through the generic `O`.
-  if ((parsed.values as { help?: boolean }).help) {
-    console.log(usage);
+  return lines.join('\n');
+}
+
+/** A one-line reason for a parseArgs error, in our words rather than Node's paragraph. */
+function usageProblem(e: Error & { code?: string }): string {
+  const quoted = /'([^']*)'/.exec(e.message)?.[1] ?? '';
+  switch (e.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${quoted}`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument \`${quoted}\``;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
+      const option = quoted.split(' ')[0];
+      return /does not take an argument/.test(e.message) ? `${option} takes no value` : `${option} needs a value`;
+    }
+    default:
+      return e.message.split('\n')[0]!;
+  }
+}
+
+/**
+ * The options and positional arguments of this process. `--help` anywhere before a `--` prints
+ * the help and exits 0, even beside a wrong option; wrong usage exits 2 with one line.
+ * `usageError` ends the process the same way for the checks the command makes itself.
+ */
+export function parseCli<const O extends Record<string, CliOption>>(spec: CliSpec<O>, argv: string[] = process.argv.slice(2)) {
+  const usageError = (message: string): never => {
+    console.error(`${spec.name}: ${message} (see --help)`);
+    process.exit(2);
+  };
+  const beforeDashes = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+  if (beforeDashes.includes('--help') || beforeDashes.includes('-h')) {
+    console.log(helpText(spec));
     process.exit(0);
   }
-  return parsed;
+  // `help` and `value` are ours; parseArgs ignores properties it does not know.
+  const config = { args: argv, allowPositionals: spec.args !== undefined, options: (spec.options ?? {}) as O } as const;
+  try {
+    return { ...parseArgs(config), usageError };
+  } catch (e) {
+    return usageError(usageProblem(e as Error));
+  }
+}
+
+/** The value of a numeric option, or a usage error naming it: `--duration must be a positive number, not `x``. */
+export function numberOption(cli: { usageError: (message: string) => never }, name: string, raw: string, { integer = false, min = 0 } = {}): number {
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n <= min) {
+    cli.usageError(`--${name} must be ${integer ? 'a whole' : 'a'} number above ${min}, not \`${raw}\``);
+  }
+  return n;
+}
+
+/**
+ * Runs long work with a line when it starts and one every `everyMs` while it runs, so a command is
+ * never silent long enough to look hung. The work must not block the event loop (no spawnSync).
+ */
+export async function step<T>(label: string, work: () => Promise<T>, everyMs = 5000): Promise<T> {
+  const started = performance.now();
+  console.log(`${label} ...`);
+  const timer = setInterval(() => console.log(`  ... ${((performance.now() - started) / 1000).toFixed(0)} s`), everyMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
 }
