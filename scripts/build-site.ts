@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build as astroBuild } from 'astro';
-import { buildTimeFromEnv, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/config.ts';
+import { DEFAULT_SITE_URL, buildTimeFromEnv, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/config.ts';
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
@@ -17,6 +17,21 @@ import { Site } from '../src/api/site.ts';
 import { buildLayout } from '../src/build/layout.ts';
 import { buildSiteIndex } from '../src/model/site-index.ts';
 import { clearPreviousBuild, recycleUserFiles, swapInBuild, writeApiFiles, writeUserFiles } from '../src/build/write-build.ts';
+import { parseCli } from './support/cli.ts';
+
+parseCli({
+  name: 'build',
+  usage: 'Usage: npm run build            (CONTENT_DIR, SITE_URL, SOURCE_DATE_EPOCH from the environment)',
+  env: {
+    CONTENT_DIR: 'the content folder to build (default ./content)',
+    DIST_DIR: 'the build folder, swapped in when every step succeeded (default ./dist; inside the project)',
+    SITE_URL: `the public address every absolute URL starts with (default ${DEFAULT_SITE_URL})`,
+    SOURCE_DATE_EPOCH: 'the build time in seconds since 1970, for reproducible builds (default: now)',
+    PROFILES_INCREMENTAL: '`0`: parse every file and render every page (default: reuse what is unchanged)',
+    RENDER_SHARDS: 'how many processes render the pages (default: one per core for big builds)',
+    ASTRO_LOG_LEVEL: 'Astro\'s log level (default warn)',
+  },
+});
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const started = performance.now();

@@ -3,6 +3,17 @@
 // Serves the last good build. Stops cleanly on SIGTERM/SIGINT.
 import { distDirFromEnv } from '../config.ts';
 import { createSiteServer } from './server.ts';
+import { parseCli } from '../../scripts/support/cli.ts';
+
+parseCli({
+  name: 'serve',
+  usage: 'Usage: npm run serve            (HOST, PORT, DIST_DIR from the environment; default localhost:4321, ./dist)',
+  env: {
+    HOST: 'the address to listen on (default localhost; 0.0.0.0 for every interface)',
+    PORT: 'the port (default 4321; 0 for any free port)',
+    DIST_DIR: 'the build to serve (default ./dist); a new build swapped in there is served at once',
+  },
+});
 
 const host = process.env.HOST || 'localhost';
 const port = Number(process.env.PORT || 4321);
