@@ -5,17 +5,21 @@
 // (`npm start`) and /usr/bin/chromium.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
+import { parseCli } from './support/cli.ts';
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: { base: { type: 'string', default: 'http://localhost:4321' }, out: { type: 'string', default: '.github/readme' } },
+const cli = parseCli({
+  name: 'screenshots',
+  usage: 'Usage: npm run screenshots [-- --base http://localhost:4321] [--out .github/readme] <username>...',
+  args: { '<username>...': 'the profiles to capture, each as a phone (dark) and a desktop (light)' },
+  options: {
+    base: { type: 'string', default: 'http://localhost:4321', value: '<url>', help: 'the running server (default http://localhost:4321)' },
+    out: { type: 'string', default: '.github/readme', value: '<dir>', help: 'where the PNG files go (default .github/readme)' },
+  },
+  env: { CHROMIUM_PATH: 'the browser to drive (default /usr/bin/chromium)' },
 });
-if (!positionals.length) {
-  console.error('Usage: npm run screenshots [-- --base http://localhost:4321] [--out .github/readme] <username>...');
-  process.exit(2);
-}
+const { values, positionals } = cli;
+if (!positionals.length) cli.usageError('which usernames?');
 fs.mkdirSync(values.out, { recursive: true });
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -29,6 +33,7 @@ for (const username of positionals) {
     if (response?.status() !== 200) throw new Error(`/p/${username} answered ${response?.status()}`);
     const file = path.join(values.out, `${username}-${label}.png`);
     await page.screenshot({ path: file });
+    console.log(`  ${file}`);
     shots.push(file);
     await page.close();
   }

@@ -15,35 +15,28 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { ROOT, buildSite, serve } from '../support/serve-build.ts';
+import { ROOT, buildSiteAsync, serve } from '../support/serve-build.ts';
+import { numberOption, parseCli, step } from '../support/cli.ts';
 
 const BENCHMARKS_FILE = path.join(ROOT, 'BENCHMARKS.md');
 const HEADING = '## Load (npm run bench:load)';
 
-const { values } = parseArgs({
+const cli = parseCli({
+  name: 'bench:load',
+  usage: 'Usage: npm run bench:load [-- --duration 30] [--connections 100] [--content <dir>] [--max-rss-growth-mb 50] [--dry-run]',
   options: {
-    duration: { type: 'string', default: '30' },
-    connections: { type: 'string', default: '100' },
-    content: { type: 'string', default: path.join(ROOT, 'test', 'fixtures', 'content') },
-    'max-rss-growth-mb': { type: 'string', default: '50' },
-    'dry-run': { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h' },
+    duration: { type: 'string', default: '30', value: '<s>', help: 'seconds of load per route (default 30)' },
+    connections: { type: 'string', default: '100', value: '<n>', help: 'concurrent connections (default 100)' },
+    content: { type: 'string', default: path.join(ROOT, 'test', 'fixtures', 'content'), value: '<dir>', help: 'the content folder to build and serve (default: the test fixture)' },
+    'max-rss-growth-mb': { type: 'string', default: '50', value: '<mb>', help: 'fail when the server\'s RSS grows more over the unknown names (default 50)' },
+    'dry-run': { type: 'boolean', default: false, help: 'print the table; do not write BENCHMARKS.md' },
   },
 });
-const USAGE = 'Usage: npm run bench:load [-- --duration 30] [--connections 100] [--content <dir>] [--max-rss-growth-mb 50] [--dry-run]';
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const duration = Number(values.duration);
-const connections = Number(values.connections);
-const maxRssGrowth = Number(values['max-rss-growth-mb']) * 2 ** 20;
-if (!(duration > 0) || !Number.isInteger(connections) || connections < 1 || !(maxRssGrowth > 0)) {
-  console.error(`bench:load: --duration, --connections and --max-rss-growth-mb must be positive numbers\n${USAGE}`);
-  process.exit(2);
-}
+const { values } = cli;
+const duration = numberOption(cli, 'duration', values.duration);
+const connections = numberOption(cli, 'connections', values.connections, { integer: true });
+const maxRssGrowth = numberOption(cli, 'max-rss-growth-mb', values['max-rss-growth-mb']) * 2 ** 20;
 
 // ---------------------------------------------------------------------------------------------
 // Build and start the server.
@@ -52,8 +45,7 @@ const work = path.join(ROOT, 'node_modules', '.cache', 'bench-load', String(proc
 const dist = path.join(work, 'dist');
 fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });
-console.log(`Building ${path.relative(ROOT, values.content) || values.content} ...`);
-const build = buildSite({ contentDir: values.content, distDir: dist, siteUrl: 'https://profiles.example.net' });
+const build = await step(`Building ${path.relative(ROOT, values.content) || values.content}`, () => buildSiteAsync({ contentDir: values.content, distDir: dist, siteUrl: 'https://profiles.example.net' }));
 if (build.status !== 0) {
   console.error(`bench:load: the build failed:\n${build.stderr}${build.stdout}`);
   process.exit(1);
@@ -138,14 +130,13 @@ const loadBefore = os.loadavg()[0]!.toFixed(2);
 const rows: Row[] = [];
 try {
   // A short warm-up, so the first route is not measured against a cold JIT and empty caches.
-  await autocannon({ url: base + ROUTES[0]!.path, connections: 10, duration: 2 });
+  await step('Warming up (2 s)', () => autocannon({ url: base + ROUTES[0]!.path, connections: 10, duration: 2 }));
   for (const route of ROUTES) {
     const before = await memory();
-    process.stdout.write(`${route.name}: ${connections} connections for ${duration} s ... `);
-    const result = await autocannon({
+    const result = await step(`${route.name}: ${connections} connections for ${duration} s`, () => autocannon({
       url: base + route.path, connections, duration, timeout: 10,
       ...(route.requests ? { requests: route.requests } : {}),
-    });
+    }));
     const after = await memory();
     const problems: string[] = [];
     if (result['5xx'] > 0) problems.push(`${result['5xx']} answers were 5xx`);
@@ -155,7 +146,7 @@ try {
     if (route.requests && after.rss - before.rss > maxRssGrowth) {
       problems.push(`RSS grew ${mb(after.rss - before.rss)} over ${unknownSent} distinct names (bound ${mb(maxRssGrowth)})`);
     }
-    console.log(`${Math.round(result.requests.average)} req/s${problems.length ? `  FAILED: ${problems.join('; ')}` : ''}`);
+    console.log(`  ${Math.round(result.requests.average)} req/s${problems.length ? `  FAILED: ${problems.join('; ')}` : ''}`);
     rows.push({ route, result, before, after, problems });
   }
 } finally {

@@ -11,35 +11,34 @@
 // This machine's speed drifts by 2x from minute to minute (shared cores), so floor and build run
 // in alternation --repeat times up to 20,000 profiles and the medians are reported, and each
 // lookup route is loaded on our server and the bare one back to back, --repeat times.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { ROOT, serve } from '../support/serve-build.ts';
+import { numberOption, parseCli, step } from '../support/cli.ts';
 
-const { values } = parseArgs({
+const cli = parseCli({
+  name: 'bench',
+  usage: 'Usage: npm run bench [-- --sizes 1000,10000,20000,100000] [--repeat 3] [--serve-size 100000] [--duration 10] [--connections 50] [--dry-run]',
   options: {
-    sizes: { type: 'string', default: '1000,10000,20000,100000' },
-    repeat: { type: 'string', default: '3' },
+    sizes: { type: 'string', default: '1000,10000,20000,100000', value: '<n,n,...>', help: 'how many profiles to generate and build, in turn (default 1000,10000,20000,100000)' },
+    repeat: { type: 'string', default: '3', value: '<n>', help: 'runs of floor and build up to 20,000 profiles, and of each lookup route; medians reported (default 3)' },
     // The largest size by default: lookups must hold at the scale the issue is about.
-    'serve-size': { type: 'string', default: '100000' },
-    duration: { type: 'string', default: '10' },
-    connections: { type: 'string', default: '50' },
-    'dry-run': { type: 'boolean', default: false },
+    'serve-size': { type: 'string', default: '100000', value: '<n>', help: 'the size whose build serves the lookups (default 100000, else the last size)' },
+    duration: { type: 'string', default: '10', value: '<s>', help: 'seconds of load per lookup run (default 10)' },
+    connections: { type: 'string', default: '50', value: '<n>', help: 'concurrent connections (default 50)' },
+    'dry-run': { type: 'boolean', default: false, help: 'print the tables; do not write BENCHMARKS.md' },
   },
 });
-const sizes = values.sizes.split(',').map(Number);
+const { values } = cli;
+const sizes = values.sizes.split(',').map((n) => numberOption(cli, 'sizes', n, { integer: true }));
 const serveSize = Number(values['serve-size']);
-const repeat = Math.max(1, Number(values.repeat) || 1);
+const repeat = numberOption(cli, 'repeat', values.repeat, { integer: true });
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
-const duration = Number(values.duration);
-const connections = Number(values.connections);
-if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !(duration > 0) || !(connections > 0)) {
-  console.error('Usage: npm run bench [-- --sizes 1000,10000,100000] [--serve-size 100000] [--duration 10] [--connections 50] [--dry-run]');
-  process.exit(2);
-}
+const duration = numberOption(cli, 'duration', values.duration);
+const connections = numberOption(cli, 'connections', values.connections, { integer: true });
 const WORK = path.join(ROOT, 'node_modules', '.cache', 'bench');
 const node = process.execPath;
 
@@ -49,9 +48,18 @@ const buildScript = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'),
 const [buildCommand, ...BUILD] = buildScript.split(/\s+/);
 if (buildCommand !== 'node' || BUILD.at(-1) !== 'scripts/build-site.ts') throw new Error(`bench: unexpected build script: ${buildScript}`);
 
-function run(args: string[], env: Record<string, string> = {}) {
+/** Runs one of our scripts to its end, with a line every few seconds meanwhile (a 100,000-profile build takes minutes). */
+async function run(label: string, args: string[], env: Record<string, string> = {}) {
   const t0 = performance.now();
-  const r = spawnSync(node, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, ...env, BENCH_REPORT: '1' } });
+  const r = await step(label, () => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(node, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env, BENCH_REPORT: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d; });
+    child.stderr.on('data', (d: Buffer) => { stderr += d; });
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  }));
   const wall = performance.now() - t0;
   if (r.status !== 0) throw new Error(`${args.join(' ')} failed:\n${r.stderr}${r.stdout}`.slice(0, 4000));
   const line = r.stdout.split('\n').find((l) => l.startsWith('BENCH '));
@@ -65,25 +73,25 @@ for (const n of sizes) {
   const content = path.join(WORK, `content-${n}`);
   const dist = path.join(WORK, `dist-${n}`, 'dist');
   console.log(`\n== ${n} profiles`);
-  run(['scripts/bench/generate-profiles.ts', String(n), content]);
+  await run(`generating ${n} profiles`, ['scripts/bench/generate-profiles.ts', String(n), content]);
   const env = { CONTENT_DIR: content, DIST_DIR: dist, SITE_URL: 'https://profiles.example.net' };
   // Floor and cold build in alternation, so both see the same machine; medians of the runs.
-  const floors: ReturnType<typeof run>[] = [];
-  const colds: ReturnType<typeof run>[] = [];
+  const floors: Awaited<ReturnType<typeof run>>[] = [];
+  const colds: Awaited<ReturnType<typeof run>>[] = [];
   for (let i = 0; i < (n <= 20_000 ? repeat : 1); i++) {
-    floors.push(run(['scripts/bench/build-floor.ts', content, path.join(WORK, `floor-${n}`)]));
+    floors.push(await run('floor', ['scripts/bench/build-floor.ts', content, path.join(WORK, `floor-${n}`)]));
     // A cold build: every file parsed, every page rendered (no cache or earlier build read).
-    colds.push(run(BUILD, { ...env, PROFILES_INCREMENTAL: '0' }));
+    colds.push(await run('cold build', BUILD, { ...env, PROFILES_INCREMENTAL: '0' }));
     console.log(`floor ${floors.at(-1)!.seconds.toFixed(1)} s, build ${colds.at(-1)!.seconds.toFixed(1)} s, ${colds.at(-1)!.peakMb.toFixed(0)} MB`);
   }
   const floor = { seconds: median(floors.map((r) => r.seconds)), peakMb: median(floors.map((r) => r.peakMb)) };
   const cold = { seconds: median(colds.map((r) => r.seconds)), peakMb: Math.max(...colds.map((r) => r.peakMb)) };
   const ratio = median(floors.map((f, i) => colds[i]!.seconds / f.seconds));
-  const again = run(BUILD, env);
+  const again = await run('rebuild, nothing changed', BUILD, env);
   console.log(`rebuild, nothing changed: ${again.seconds.toFixed(1)} s`);
   const edited = path.join(content, 'profiles', 'user000000.yaml');
   fs.writeFileSync(edited, fs.readFileSync(edited, 'utf8').replace(/^displayName: .*$/m, 'displayName: "Edited for the benchmark"'));
-  const one = run(BUILD, env);
+  const one = await run('rebuild, one profile edited', BUILD, env);
   console.log(`rebuild, one profile edited: ${one.seconds.toFixed(1)} s`);
   rows.push(`| ${n.toLocaleString('en')} | ${floor.seconds.toFixed(1)} s | ${floor.peakMb.toFixed(0)} MB | ${cold.seconds.toFixed(1)} s | ${cold.peakMb.toFixed(0)} MB | ${ratio.toFixed(1)}x | ${again.seconds.toFixed(1)} s | ${one.seconds.toFixed(1)} s | ${one.peakMb.toFixed(0)} MB |`);
   builds[n] = dist;
@@ -117,8 +125,8 @@ const routes: [string, () => string][] = [
   ['404 (distinct names)', () => `/api/v1/users/nobody-${unknown++}`],
 ];
 const serveRows: string[] = [];
-const ours = await serve({ env: { DIST_DIR: serveDist } });
-const bare = await serve({ script: 'scripts/bench/serve-bare.ts', args: [serveDist] });
+const ours = await step(`starting our server on the ${servedCount}-profile build`, () => serve({ env: { DIST_DIR: serveDist } }));
+const bare = await step('starting the bare server', () => serve({ script: 'scripts/bench/serve-bare.ts', args: [serveDist] }));
 // RSS after start-up and after each route's runs: memory under load must stay flat, not grow with
 // requests (the 404 route alone sends hundreds of thousands of distinct names).
 const rss = { ours: [rssMb(ours.child.pid!)], bare: [rssMb(bare.child.pid!)] };
@@ -126,11 +134,13 @@ for (const [name, pathFor] of routes) {
   const o: Awaited<ReturnType<typeof load>>[] = [];
   const b: Awaited<ReturnType<typeof load>>[] = [];
   // A warm-up first (JIT, our file cache), then back to back, --repeat times: both servers see the same machine.
-  await load(ours.base, pathFor, 2);
-  await load(bare.base, pathFor, 2);
+  await step(`${name}: warming up both servers (2 s each)`, async () => {
+    await load(ours.base, pathFor, 2);
+    await load(bare.base, pathFor, 2);
+  });
   for (let i = 0; i < repeat; i++) {
-    o.push(await load(ours.base, pathFor));
-    b.push(await load(bare.base, pathFor));
+    o.push(await step(`${name}: ours, run ${i + 1} of ${repeat} (${duration} s)`, () => load(ours.base, pathFor)));
+    b.push(await step(`${name}: bare, run ${i + 1} of ${repeat} (${duration} s)`, () => load(bare.base, pathFor)));
   }
   const medianRun = (rs: typeof o) => rs.find((r) => r.rps === median(rs.map((x) => x.rps)))!;
   const [mo, mb] = [medianRun(o), medianRun(b)];

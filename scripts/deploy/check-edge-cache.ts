@@ -23,8 +23,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { ROOT, buildSite, serve } from '../support/serve-build.ts';
+import { ROOT, buildSiteAsync, serve } from '../support/serve-build.ts';
+import { parseCli, step } from '../support/cli.ts';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'content');
 const SITE_URL = 'https://profiles.example.net';
@@ -32,11 +32,12 @@ const SITE_URL = 'https://profiles.example.net';
 const FRESH_S = 30;
 const STALE_S = 60;
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
-if (values.help) {
-  console.log('Usage: npm run check:edge [-- --quick]');
-  process.exit(0);
-}
+const { values } = parseCli({
+  name: 'check:edge',
+  usage: 'Usage: npm run check:edge [-- --quick]',
+  options: { quick: { type: 'boolean', default: false, help: 'stop after the checks at t = 0 (a few seconds instead of about 95)' } },
+  env: { PATH: 'where nginx is looked for (also /usr/sbin, /usr/local/sbin); without nginx the check is skipped' },
+});
 
 const nginxBin = ['nginx', '/usr/sbin/nginx', '/usr/local/sbin/nginx'].find((bin) => !spawnSync(bin, ['-v']).error);
 if (!nginxBin) {
@@ -67,7 +68,7 @@ function fail(message: string): never {
 }
 process.once('SIGINT', () => fail('interrupted'));
 
-const build = buildSite({ contentDir: FIXTURE, distDir: dist, siteUrl: SITE_URL });
+const build = await step('Building the test fixture', () => buildSiteAsync({ contentDir: FIXTURE, distDir: dist, siteUrl: SITE_URL }));
 if (build.status !== 0) fail(`the build failed:\n${build.stderr}${build.stdout}`);
 
 const server = await serve({ env: { DIST_DIR: dist } }).catch((e: Error) => fail(e.message));
@@ -265,6 +266,6 @@ function sleep(ms: number) {
 }
 async function until(at: number, why: string) {
   const wait = at - Date.now();
-  console.log(`waiting ${(Math.max(0, wait) / 1000).toFixed(1)} s: ${why}`);
-  if (wait > 0) await sleep(wait);
+  // A line every 5 s: the longest wait is a minute.
+  await step(`waiting ${(Math.max(0, wait) / 1000).toFixed(1)} s: ${why}`, () => sleep(Math.max(0, wait)));
 }

@@ -24,6 +24,25 @@ export function buildSite({ contentDir, distDir, siteUrl, env = {} }: BuildOptio
   });
 }
 
+/**
+ * The same build without blocking, so the caller can print progress while it runs (`step` in
+ * cli.ts); resolves with its exit status and output when it ends.
+ */
+export function buildSiteAsync({ contentDir, distDir, siteUrl, env = {} }: BuildOptions): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['scripts/build-site.ts'], {
+    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, CONTENT_DIR: contentDir, DIST_DIR: distDir, SITE_URL: siteUrl, ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => { stdout += d; });
+  child.stderr.on('data', (d: Buffer) => { stderr += d; });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 export interface ServeOptions {
   /** The server to run, relative to the project: ours by default, or scripts/bench/serve-bare.ts. */
   script?: string;
