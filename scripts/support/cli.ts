@@ -112,12 +112,16 @@ export function numberOption(cli: { usageError: (message: string) => never }, na
 
 /**
  * Runs long work with a line when it starts and one every `everyMs` while it runs, so a command is
- * never silent long enough to look hung. The work must not block the event loop (no spawnSync).
+ * never silent long enough to look hung. `quiet`: no line at the start, so work that is usually
+ * quick prints only when it is not. The work must not block the event loop (no spawnSync).
  */
-export async function step<T>(label: string, work: () => Promise<T>, everyMs = 5000): Promise<T> {
+export async function step<T>(label: string, work: () => Promise<T>, { everyMs = 5000, quiet = false } = {}): Promise<T> {
   const started = performance.now();
-  console.log(`${label} ...`);
-  const timer = setInterval(() => console.log(`  ... ${((performance.now() - started) / 1000).toFixed(0)} s`), everyMs);
+  if (!quiet) console.log(`${label} ...`);
+  const timer = setInterval(() => {
+    const s = ((performance.now() - started) / 1000).toFixed(0);
+    console.log(quiet ? `${label}: ${s} s so far ...` : `  ... ${s} s`);
+  }, everyMs);
   try {
     return await work();
   } finally {

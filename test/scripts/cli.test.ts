@@ -168,4 +168,21 @@ describe('step', () => {
       vi.useRealTimers();
     }
   });
+
+  test('quiet: nothing for quick work, a line with the label every 5 s for slow work', async () => {
+    vi.useFakeTimers();
+    const lines: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((line: string) => { lines.push(line); });
+    try {
+      await step('Checking content', () => Promise.resolve(), { quiet: true });
+      expect(lines).toEqual([]);
+      const slow = step('Checking content', () => new Promise<void>((resolve) => setTimeout(resolve, 11_000)), { quiet: true });
+      await vi.advanceTimersByTimeAsync(11_000);
+      await slow;
+      expect(lines).toEqual(['Checking content: 5 s so far ...', 'Checking content: 10 s so far ...']);
+    } finally {
+      log.mockRestore();
+      vi.useRealTimers();
+    }
+  });
 });
