@@ -17,7 +17,7 @@ import { Site } from '../src/api/site.ts';
 import { buildLayout } from '../src/build/layout.ts';
 import { buildSiteIndex } from '../src/model/site-index.ts';
 import { clearPreviousBuild, recycleUserFiles, swapInBuild, writeApiFiles, writeUserFiles } from '../src/build/write-build.ts';
-import { parseCli } from './support/cli.ts';
+import { parseCli } from '../src/cli.ts';
 
 parseCli({
   name: 'build',

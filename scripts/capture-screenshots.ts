@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { parseCli } from './support/cli.ts';
+import { parseCli } from '../src/cli.ts';
 
 const cli = parseCli({
   name: 'screenshots',

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { incrementalFromEnv, validationCacheFile } from '../src/config.ts';
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem, formatProblemGithub } from '../src/content/problems.ts';
-import { parseCli, step } from './support/cli.ts';
+import { parseCli, step } from '../src/cli.ts';
 
 const cli = parseCli({
   name: 'check',

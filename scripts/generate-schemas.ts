@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JSON_SCHEMA_DIR, contentJsonSchemas } from '../src/tools/json-schemas.ts';
-import { parseCli } from './support/cli.ts';
+import { parseCli } from '../src/cli.ts';
 
 const { values } = parseCli({
   name: 'schemas',

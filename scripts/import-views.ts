@@ -17,7 +17,7 @@ import { formatProblem } from '../src/content/problems.ts';
 import { JSON_SCHEMA_DIR } from '../src/tools/json-schemas.ts';
 import { parseYamlFile } from '../src/content/yaml-file.ts';
 import { ViewsStatsSchema } from '../src/schemas/index.ts';
-import { failWith, parseCli } from './support/cli.ts';
+import { failWith, parseCli } from '../src/cli.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const shown = (p: string) => path.relative(process.cwd(), p) || p;

@@ -16,7 +16,7 @@ import { formatProblem } from '../src/content/problems.ts';
 import { JSON_SCHEMA_DIR } from '../src/tools/json-schemas.ts';
 import { parseYamlFile } from '../src/content/yaml-file.ts';
 import { BADGES, ProfileSchema, USERNAME_PATTERN, USERNAME_RULE, type Profile } from '../src/schemas/index.ts';
-import { failWith, parseCli } from './support/cli.ts';
+import { failWith, parseCli } from '../src/cli.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

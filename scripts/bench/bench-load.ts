@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT, buildSiteAsync, serve } from '../support/serve-build.ts';
-import { numberOption, parseCli, step } from '../support/cli.ts';
+import { numberOption, parseCli, step } from '../../src/cli.ts';
 
 const BENCHMARKS_FILE = path.join(ROOT, 'BENCHMARKS.md');
 const HEADING = '## Load (npm run bench:load)';

@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT, serve } from '../support/serve-build.ts';
-import { numberOption, parseCli, step } from '../support/cli.ts';
+import { numberOption, parseCli, step } from '../../src/cli.ts';
 
 const cli = parseCli({
   name: 'bench',

@@ -24,7 +24,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { ROOT, buildSiteAsync, serve } from '../support/serve-build.ts';
-import { parseCli, step } from '../support/cli.ts';
+import { parseCli, step } from '../../src/cli.ts';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'content');
 const SITE_URL = 'https://profiles.example.net';

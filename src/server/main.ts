@@ -3,7 +3,7 @@
 // Serves the last good build. Stops cleanly on SIGTERM/SIGINT.
 import { distDirFromEnv } from '../config.ts';
 import { createSiteServer } from './server.ts';
-import { parseCli } from '../../scripts/support/cli.ts';
+import { parseCli } from '../cli.ts';
 
 parseCli({
   name: 'serve',

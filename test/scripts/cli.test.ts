@@ -1,4 +1,4 @@
-// Every CLI in package.json (scripts/support/cli.ts): `--help` prints the usage and does nothing
+// Every CLI in package.json (src/cli.ts): `--help` prints the usage and does nothing
 // else; wrong usage is one line on stderr and exit code 2. The commands come from package.json,
 // so a new script is covered the day it is added. All run at once: each is a Node start-up.
 import { spawn, spawnSync } from 'node:child_process';
@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { helpText, step } from '../../scripts/support/cli.ts';
+import { helpText, step } from '../../src/cli.ts';
 import { ROOT } from '../support/helpers.ts';
 
 /** `npm run <name>` → the file it runs, for every script that runs one of ours with node. */

@@ -4,8 +4,7 @@
 // one line on stderr, `<name>: <what> (see --help)`, and exit code 2; refused work is exit code 1.
 // `step` prints a line while long work runs, so no command is silent for more than a few seconds.
 // No colour anywhere; if some is ever added, honour NO_COLOR (https://no-color.org).
-// Node built-ins only: src/server/main.ts imports this file, and the runtime image holds it alone
-// from scripts/ (scripts/deploy/Dockerfile).
+// Used by scripts/ and by src/server/main.ts, so it lives in src/ with the code the server ships.
 import { parseArgs, type ParseArgsOptionDescriptor } from 'node:util';
 
 /** Prints `<name>: <message>` (and the hint) to stderr and exits with `code`. */
