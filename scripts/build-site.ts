@@ -1,8 +1,9 @@
 // Usage: npm run build            (CONTENT_DIR, SITE_URL, SOURCE_DATE_EPOCH from the environment)
 //
-// Validates the content, builds the pages with Astro and writes the API files into a fresh folder,
-// and swaps it in as dist/ only when every step succeeded: bad content never replaces the last
-// good build.
+// Validates the content, builds the pages with Astro and writes the API files into a new release
+// folder, and switches dist/ (a link) to it only when every step succeeded: bad content, a kill or
+// a full disk never replaces the last good build (src/build/releases.ts). One build at a time: a
+// second one refuses at once, naming the first (src/build/build-lock.ts); exit code 75.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,11 +13,17 @@ import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
 import { linkPages, planPages, renderFingerprint } from '../src/build/page-reuse.ts';
-import { movePages, runShard, shardCount, splitPages, type ShardResult } from '../src/build/render-shards.ts';
+import { movePages, runShard, runningShards, shardCount, splitPages, type ShardResult } from '../src/build/render-shards.ts';
 import { Site } from '../src/api/site.ts';
 import { buildLayout } from '../src/build/layout.ts';
 import { buildSiteIndex } from '../src/model/site-index.ts';
-import { clearPreviousBuild, recycleUserFiles, swapInBuild, writeApiFiles, writeUserFiles } from '../src/build/write-build.ts';
+import { recycleUserFiles, removeTrees, writeApiFiles, writeUserFiles } from '../src/build/write-build.ts';
+import { BuildLockHeld, acquireBuildLock, type BuildLock } from '../src/build/build-lock.ts';
+import { checkFaults, faultPoint } from '../src/build/faults.ts';
+import {
+  LOCK_FILE, adoptPlainBuild, buildingPath, leftovers, listReleases, nextReleaseId, recoverLink, releasePath, releasesDir,
+  releasesToPrune, retireRelease, servedRelease, switchRelease, syncDir, writeReleaseInfo,
+} from '../src/build/releases.ts';
 import { parseCli } from '../src/cli.ts';
 
 parseCli({
@@ -24,7 +31,7 @@ parseCli({
   usage: 'Usage: npm run build            (CONTENT_DIR, SITE_URL, SOURCE_DATE_EPOCH from the environment)',
   env: {
     CONTENT_DIR: 'the content folder to build (default ./content)',
-    DIST_DIR: 'the build folder, swapped in when every step succeeded (default ./dist; inside the project)',
+    DIST_DIR: 'the link to the served release; releases are kept in <DIST_DIR>.releases/ (default ./dist; inside the project)',
     SITE_URL: `the public address every absolute URL starts with (default ${DEFAULT_SITE_URL})`,
     SOURCE_DATE_EPOCH: 'the build time in seconds since 1970, for reproducible builds (default: now)',
     PROFILES_INCREMENTAL: '`0`: parse every file and render every page (default: reuse what is unchanged)',
@@ -63,8 +70,32 @@ if (distProblem) {
   console.error(`build: ${distProblem}`);
   process.exit(2);
 }
+try {
+  checkFaults();
+} catch (e) {
+  console.error(`build: ${(e as Error).message}`);
+  process.exit(2);
+}
 const builtAt = buildTimeFromEnv();
 const incremental = incrementalFromEnv();
+
+fs.mkdirSync(releasesDir(distDir), { recursive: true });
+let lock: BuildLock;
+try {
+  lock = acquireBuildLock(path.join(releasesDir(distDir), LOCK_FILE));
+} catch (e) {
+  if (!(e instanceof BuildLockHeld)) throw e;
+  console.error(`build: ${e.message}`);
+  process.exit(75); // EX_TEMPFAIL: try again later
+}
+// Released on every exit but SIGKILL; a lock left by a dead build is taken over by the next.
+process.once('exit', () => lock.release());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+if (lock.tookOverFrom) {
+  const dead = lock.tookOverFrom;
+  console.warn(`build: took over the lock of build pid ${dead.pid} (started ${dead.startedAt}), which is no longer running.`);
+}
+await faultPoint('locked');
 
 /** Validates the content and makes the public index; the parsed YAML is dropped when this returns. */
 async function validatedIndex() {
@@ -80,10 +111,27 @@ async function validatedIndex() {
 }
 
 const index = await step('Validating content', validatedIndex);
+await faultPoint('validated');
+
+// A plain dist/ folder from before releases becomes the first release; what dead builds left
+// (half-written releases, a temporary link) is removed, and so are the releases this build prunes.
+const adopted = adoptPlainBuild(distDir);
+if (adopted.length) console.log(`Kept the earlier build${adopted.length > 1 ? 's' : ''} as release ${adopted.join(' and ')}.`);
+const relinked = recoverLink(distDir);
+if (relinked) console.warn(`build: ${path.relative(process.cwd(), distDir)} was missing; it serves release ${relinked} again.`);
+const trash = leftovers(distDir);
+const served = servedRelease(distDir);
+const releaseId = nextReleaseId(distDir);
+// Retired now (each in one rename), so the user files of one can be recycled: never a kept release.
+const retired = releasesToPrune(listReleases(distDir), served, releaseId).map((id) => retireRelease(distDir, id));
+trash.push(...retired);
+await faultPoint('cleaned');
+
 // Pages whose profile and code are unchanged since the build being served are linked from it, not
 // rendered (src/build/page-reuse.ts); PROFILES_INCREMENTAL=0 renders them all.
-const served = buildLayout(distDir);
-const plan = planPages(index, renderFingerprint(root, siteUrl), served.pageManifest, served.pages, incremental);
+const servedDir = served ? releasePath(distDir, served) : distDir;
+const servedLayout = buildLayout(servedDir);
+const plan = planPages(index, renderFingerprint(root, siteUrl), servedLayout.pageManifest, servedLayout.pages, incremental);
 // Many pages to render: this process renders the first part and other processes the rest, one per
 // core (src/build/render-shards.ts).
 const [ownPages, ...shardPages] = splitPages([...plan.render], shardCount(plan.render.size));
@@ -91,18 +139,17 @@ handOverSiteIndex(index, new Set(ownPages));
 process.env.SITE_URL = siteUrl;
 process.env.ASTRO_TELEMETRY_DISABLED = '1';
 
-// A folder left by a crashed build is removed first.
-const fresh = `${distDir}.next`;
-fs.rmSync(fresh, { recursive: true, force: true });
+const fresh = buildingPath(distDir, releaseId);
 // The user files are written while Astro renders: disk work beside CPU work. They overwrite those
-// of the build before last (src/build/write-build.ts), except in a full build (PROFILES_INCREMENTAL=0).
-const usersStaging = `${distDir}.users`;
-recycleUserFiles(distDir, usersStaging, incremental);
-const clearing = clearPreviousBuild(distDir);
+// of a retired release (src/build/write-build.ts), except in a full build (PROFILES_INCREMENTAL=0).
+const usersStaging = `${fresh}.users`;
+recycleUserFiles(retired[0], usersStaging, incremental);
+const clearing = removeTrees(trash);
 const site = new Site(index, buildLayout(fresh).media);
 const writingUsers = writeUserFiles(usersStaging, site);
-const shardDir = (k: number) => `${distDir}.shard${k}`;
+const shardDir = (k: number) => `${fresh}.shard${k}`;
 let shards: Promise<ShardResult[]> = Promise.resolve([]);
+let ownRender: Promise<unknown> = Promise.resolve();
 try {
   const processes = shardPages.length ? ` in ${shardPages.length + 1} processes` : '';
   const shardResults = await step(`Rendering ${plan.render.size} of ${index.users.length} profile pages with Astro${processes} (and writing the API files)`, async () => {
@@ -114,36 +161,51 @@ try {
       const done = pagesRendered() + shardDone.reduce((a, b) => a + b, 0);
       process.stdout.write(`\n  ${done} / ${plan.render.size} profile pages rendered (${seconds()} s)`);
     }, 5000);
-    shards = Promise.all(shardPages.map((render, k) => runShard(root, { index, render }, shardDir(k + 1), k + 1, (n) => { shardDone[k] = n; })));
-    // Settled before anything throws, so a failed render never leaves a shard process running.
-    const [own, others] = await Promise.allSettled([
-      astroBuild({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' }),
-      shards,
-    ]);
-    clearInterval(progress);
+    let settled;
+    try {
+      shards = Promise.all(shardPages.map((render, k) => runShard(root, { index, render }, shardDir(k + 1), k + 1, (n) => { shardDone[k] = n; })));
+      ownRender = astroBuild({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' });
+      await faultPoint('rendering', runningShards.size ? `render shards: ${[...runningShards].join(' ')}` : '');
+      // Settled before anything throws, so a failed render never leaves a shard process running.
+      settled = await Promise.allSettled([ownRender, shards]);
+    } finally {
+      clearInterval(progress);
+    }
+    const [own, others] = settled;
     if (reported) process.stdout.write('\n  finished:');
     if (own.status === 'rejected') throw own.reason;
     if (others.status === 'rejected') throw others.reason;
     return others.value;
   });
+  await faultPoint('rendered');
   const freshLayout = buildLayout(fresh);
   for (const r of shardResults) {
     movePages(buildLayout(r.outDir).pages, freshLayout.pages);
     fs.rmSync(r.outDir, { recursive: true, force: true });
   }
   if (plan.reuse.length) {
-    await step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, served.pages, freshLayout.pages));
+    await step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, servedLayout.pages, freshLayout.pages));
   }
   const stats = await step('Finishing the API files', async () => {
     await writingUsers;
     const written = writeApiFiles(fresh, index, site, usersStaging, contentDir);
     fs.writeFileSync(freshLayout.pageManifest, JSON.stringify(plan.manifest));
+    writeReleaseInfo(fresh, { id: releaseId, previous: served ?? null, builtAt: index.builtAt });
     return written;
   });
-  await step('Swapping in the new build', async () => {
-    await clearing;
-    swapInBuild(fresh, distDir);
+  await faultPoint('written');
+  await step('Switching to the new release', async () => {
+    // Complete: named as a release (one rename), then served (one more).
+    fs.renameSync(fresh, releasePath(distDir, releaseId));
+    syncDir(releasesDir(distDir));
+    await faultPoint('sealed');
+    let killAt: Promise<void> | undefined;
+    switchRelease(distDir, releaseId, () => { killAt = faultPoint('switching'); });
+    await killAt;
   });
+  await faultPoint('switched');
+  // Removing old releases is housekeeping: a failure here is worth a line, not a failed build.
+  await clearing.catch((e: unknown) => console.warn(`build: ${(e as Error).message}; the next build tries again.`));
   const suspended = index.users.filter((u) => u.status === 'suspended').length;
   const ownRssKb = process.resourceUsage().maxRSS;
   const totalRssKb = ownRssKb + shardResults.reduce((sum, r) => sum + r.maxRssKb, 0);
@@ -151,17 +213,20 @@ try {
   const memory = shardResults.length ? `${mb(totalRssKb)} in all (${[ownRssKb, ...shardResults.map((r) => r.maxRssKb)].map(mb).join(' + ')})` : mb(ownRssKb);
   console.log(
     `Built ${index.users.length} profiles (${suspended} suspended), ${index.creators.length} active creators: ` +
-    `${index.users.length} pages (${plan.render.size} rendered, ${plan.reuse.length} unchanged), ${stats.userFiles} API files and ${stats.mediaFiles} images in ${path.relative(process.cwd(), distDir) || distDir}/, ` +
+    `${index.users.length} pages (${plan.render.size} rendered, ${plan.reuse.length} unchanged), ${stats.userFiles} API files and ${stats.mediaFiles} images in ${path.relative(process.cwd(), distDir) || distDir}/ (release ${releaseId}), ` +
     `in ${seconds()} s (${timings.join(', ')}), peak memory ${memory}.`,
   );
   // For `npm run bench`: one machine-readable line; the memory of every process added up.
   if (process.env.BENCH_REPORT) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - started), maxRssKb: totalRssKb })}`);
 } catch (e) {
-  await Promise.allSettled([clearing, writingUsers, shards]);
+  await Promise.allSettled([clearing, writingUsers, shards, ownRender]);
   fs.rmSync(fresh, { recursive: true, force: true });
   for (let k = 1; k <= shardPages.length; k++) fs.rmSync(shardDir(k), { recursive: true, force: true });
   fs.rmSync(usersStaging, { recursive: true, force: true });
+  // Complete but never served (a failure between the two renames): not a release to roll back to.
+  if (servedRelease(distDir) !== releaseId && fs.existsSync(releasePath(distDir, releaseId))) fs.rmSync(retireRelease(distDir, releaseId), { recursive: true, force: true });
   console.error(`build failed: ${(e as Error).stack ?? e}`);
-  console.error(`${path.relative(process.cwd(), distDir)}/ is untouched.`);
+  const now = servedRelease(distDir);
+  console.error(`${path.relative(process.cwd(), distDir)}/ ${now === releaseId ? `serves the new release ${releaseId}` : now ? `still serves release ${now}` : 'is untouched'}.`);
   process.exitCode = 1;
 }

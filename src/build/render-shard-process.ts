@@ -16,6 +16,15 @@ if (!jobFile || !outDir || !shard) {
   console.error('Usage: node src/build/render-shard-process.ts <job.json> <out-dir> <shard>');
   process.exit(2);
 }
+// Dies with the build: the build's end of the IPC channel closes when the build exits or is killed.
+// Unreferenced, so the channel alone does not keep this process running.
+if (process.send) {
+  process.once('disconnect', () => {
+    console.error(`render shard ${shard}: the build is gone; stopping`);
+    process.exit(1);
+  });
+  process.channel?.unref();
+}
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const job = JSON.parse(fs.readFileSync(jobFile, 'utf8')) as ShardJob;
 handOverSiteIndex(job.index, new Set(job.render));

@@ -35,6 +35,9 @@ export interface ShardJob {
   render: string[];
 }
 
+/** Pids of the shard processes running now (the fault hook names them: faults.ts). */
+export const runningShards = new Set<number>();
+
 export interface ShardResult {
   outDir: string;
   maxRssKb: number;
@@ -51,17 +54,21 @@ export function runShard(root: string, job: ShardJob, outDir: string, shard: num
   fs.writeFileSync(jobFile, JSON.stringify(job));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...process.execArgv, path.join(root, 'src', 'build', 'render-shard-process.ts'), jobFile, outDir, String(shard)], {
-      cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
+      // An IPC channel the child watches: when this process dies, even by SIGKILL, the channel
+      // closes and the shard stops instead of rendering on for nobody (render-shard-process.ts).
+      cwd: root, stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
+    if (child.pid) runningShards.add(child.pid);
     let out = '';
-    child.stdout.on('data', (d: Buffer) => {
+    child.stdout!.on('data', (d: Buffer) => {
       const text = d.toString();
       out += text;
       for (const m of text.matchAll(/^PROGRESS (\d+)$/gm)) onProgress(Number(m[1]));
     });
-    child.stderr.on('data', (d) => { out += d; });
+    child.stderr!.on('data', (d) => { out += d; });
     child.once('error', reject);
     child.once('exit', (code) => {
+      runningShards.delete(child.pid!);
       fs.rmSync(jobFile, { force: true });
       const report = /^SHARD (\{.*\})$/m.exec(out);
       if (code === 0 && report) resolve({ outDir, maxRssKb: (JSON.parse(report[1]!) as { maxRssKb: number }).maxRssKb });

@@ -1,5 +1,5 @@
 // Writes what the build adds beside Astro's output: the pre-rendered API files, the media the
-// on-demand routes serve, and the site index the server loads. Then swaps the new build in.
+// on-demand routes serve, and the site index the server loads, into a new release (releases.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -83,14 +83,15 @@ export async function writeUserFiles(stagingDir: string, site: Site): Promise<nu
 
 /**
  * Prepares `stagingDir` for `writeUserFiles`: empty, or, with `recycle`, holding the user files of
- * the build before last (`<target>.prev`, which this build deletes anyway), moved there with one
- * rename so they are overwritten in place instead of deleted and created anew (far cheaper on disk:
- * user-files-worker.ts). Call it before `clearPreviousBuild`. Returns whether files were recycled.
+ * `retiredRelease` (a release this build removes anyway: releases.ts `retireRelease`; never a kept
+ * one), moved there with one rename so they are overwritten in place instead of deleted and
+ * created anew (far cheaper on disk: user-files-worker.ts). Returns whether files were recycled.
  */
-export function recycleUserFiles(target: string, stagingDir: string, recycle: boolean): boolean {
+export function recycleUserFiles(retiredRelease: string | undefined, stagingDir: string, recycle: boolean): boolean {
   fs.rmSync(stagingDir, { recursive: true, force: true });
-  const old = path.join(buildLayout(previousBuildDir(target)).client, ...USERS_PATH.split('/').filter(Boolean));
-  if (!recycle || !fs.existsSync(old)) return false;
+  if (!recycle || !retiredRelease) return false;
+  const old = path.join(buildLayout(retiredRelease).client, ...USERS_PATH.split('/').filter(Boolean));
+  if (!fs.existsSync(old)) return false;
   fs.renameSync(old, stagingDir);
   return true;
 }
@@ -129,35 +130,16 @@ export function writeApiFiles(outDir: string, index: SiteIndex, site: Site, user
   return { userFiles: fs.readdirSync(usersDir).length, mediaFiles };
 }
 
-/** Where the build before the current one is kept: a rollback is `mv dist dist.bad && mv dist.prev dist`. */
-export const previousBuildDir = (target: string) => `${target}.prev`;
-
 /**
- * Makes room for the next swap: removes the build before last, in a thread of its own
- * (remove-tree-worker.ts says why). Started when a build starts and awaited before its swap, so
- * deleting tens of thousands of files overlaps the page rendering instead of adding to it.
+ * Removes folder trees (releases being pruned, what dead builds left) in a thread of its own
+ * (remove-tree-worker.ts says why). Started when a build starts and awaited at its end, so deleting
+ * tens of thousands of files overlaps the page rendering instead of adding to it.
  */
-export function clearPreviousBuild(target: string): Promise<void> {
+export function removeTrees(dirs: readonly string[]): Promise<void> {
+  if (!dirs.length) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./remove-tree-worker.ts', import.meta.url), { workerData: { dir: previousBuildDir(target) } });
+    const worker = new Worker(new URL('./remove-tree-worker.ts', import.meta.url), { workerData: { dirs } });
     worker.once('error', reject);
-    worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`could not remove ${previousBuildDir(target)} (exit code ${code})`))));
+    worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`could not remove ${dirs.join(', ')} (exit code ${code})`))));
   });
-}
-
-/**
- * Replaces `target` with `fresh` in two renames, so a failed build never leaves a half-written
- * `dist/`: until the swap the old build is untouched, and after it the old build is kept as
- * `<target>.prev`. Call `clearPreviousBuild` first.
- */
-export function swapInBuild(fresh: string, target: string): void {
-  const prev = previousBuildDir(target);
-  const hadOld = fs.existsSync(target);
-  if (hadOld) fs.renameSync(target, prev);
-  try {
-    fs.renameSync(fresh, target);
-  } catch (e) {
-    if (hadOld) fs.renameSync(prev, target);
-    throw e;
-  }
 }

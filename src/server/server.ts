@@ -1,10 +1,7 @@
 // The server for a build folder: static files with the contract's headers, the on-demand API,
 // case redirects for pages, and Astro's request handler (@astrojs/node, middleware mode) for any
 // on-demand Astro page. Every answer gets the common headers, errors included.
-import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { CREATORS_PATH, USER_PREFIX, dispatch, isApiPath, prerenderedCreators, prerenderedUser } from '../api/handler.ts';
 import { foldAscii } from '../schemas/common.ts';
 import { ASTRO_PAGE_HEADERS } from '../http/headers.ts';
@@ -12,11 +9,9 @@ import {
   finish, isReadMethod, methodNotAllowed, notFoundPage, permanentRedirect, preflight, requestError, serverError, type ApiResponse,
 } from '../http/response.ts';
 import { MAX_TARGET_BYTES, splitTarget, type ApiRequest } from '../http/request.ts';
-import { Site, loadBuiltSite } from '../api/site.ts';
-import { buildLayout } from '../build/layout.ts';
-import { StaticFiles } from './static-files.ts';
-
-type AstroHandler = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void, locals: object) => Promise<void>;
+import type { Site } from '../api/site.ts';
+import type { StaticFiles } from './static-files.ts';
+import { loadRelease, releaseKey, watchRelease, type LoadedRelease } from './release.ts';
 
 export interface SiteServer {
   server: http.Server;
@@ -27,55 +22,32 @@ export interface SiteServer {
   unwatch(): void;
 }
 
-interface Loaded {
-  site: Site;
-  files: StaticFiles;
-  notFoundHtml: Buffer;
-  astro: AstroHandler | undefined;
-}
-
-async function loadBuild(distDir: string): Promise<Loaded> {
-  const layout = buildLayout(distDir);
-  if (!fs.existsSync(layout.siteIndex)) {
-    throw new Error(`No build in ${distDir}: run \`npm run build\` first (or \`npm start\`, which builds and serves).`);
-  }
-  const site = loadBuiltSite(distDir);
-  const files = new StaticFiles(layout.client);
-  const notFoundHtml = files.notFoundPage ? fs.readFileSync(files.notFoundPage) : Buffer.from('<!doctype html><title>Not found</title><h1>Not found</h1>');
-  const entry = path.join(layout.server, 'entry.mjs');
-  // The index's modification time in the URL: a new build's bundle is a new module, not the cached old one.
-  const astro: AstroHandler | undefined = fs.existsSync(entry)
-    ? (await import(`${pathToFileURL(entry).href}?build=${fs.statSync(layout.siteIndex).mtimeMs}`)).handler
-    : undefined;
-  return { site, files, notFoundHtml, astro };
-}
-
-/** How often the server looks for a newly swapped-in build. */
-const RELOAD_POLL_MS = 2000;
-
 export async function createSiteServer(distDir: string): Promise<SiteServer> {
-  let current = await loadBuild(distDir);
+  let current = await loadRelease(distDir);
+  const stopWatching = watchRelease(distDir, () => void switchRelease());
+  let loading: Promise<void> | undefined;
+  let again = false;
 
-  // `npm run build` swaps a complete new dist/ in with two renames; the server notices the new
-  // site index and switches to the new build whole, between requests. A build that fails to load
-  // leaves the running one in place.
-  const indexFile = buildLayout(distDir).siteIndex;
-  let reloading = false;
-  const onChange = (now: fs.Stats, before: fs.Stats) => {
-    if (reloading || now.mtimeMs === before.mtimeMs && now.ino === before.ino) return;
-    if (!now.isFile()) return;
-    reloading = true;
-    loadBuild(distDir)
+  // `npm run build` switches the link to a new release; the server loads it whole, then switches
+  // to it between requests (requests under way keep the one they started with). A release that
+  // fails to load leaves the running one in place.
+  async function switchRelease(): Promise<void> {
+    if (loading) { again = true; return; }
+    const key = releaseKey(distDir);
+    if (!key || key === current.key) return;
+    loading = loadRelease(distDir)
       .then((next) => {
         current = next;
-        console.log(`Now serving the build of ${next.site.builtAt} (${next.site.userCount} profiles).`);
+        console.log(`Now serving the build of ${next.site.builtAt} (${next.site.userCount} profiles) from ${next.dir}.`);
       })
       .catch((e: unknown) => console.error(`A new build could not be loaded; still serving the build of ${current.site.builtAt}: ${(e as Error).message}`))
-      .finally(() => { reloading = false; });
-  };
-  fs.watchFile(indexFile, { interval: RELOAD_POLL_MS }, onChange);
+      .finally(() => {
+        loading = undefined;
+        if (again) { again = false; void switchRelease(); }
+      });
+  }
 
-  const notFound = (req: ApiRequest): ApiResponse => finish(req, notFoundPage(current.notFoundHtml));
+  const notFound = (req: ApiRequest, release: LoadedRelease): ApiResponse => finish(req, notFoundPage(release.notFoundHtml));
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const target = req.url ?? '/';
@@ -84,7 +56,9 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
       return send(res, requestError(400, 'An HTTP/1.1 request must have a Host header (RFC 9112 §3.2).'));
     }
     const request = splitTarget(req.method ?? 'GET', target, (name) => headerOf(req, name), performance.now());
-    const { site, files, astro } = current;
+    // Pinned: the whole request is answered from this release, even if another is switched in meanwhile.
+    const release = current;
+    const { site, files, astro } = release;
     if (request.method === 'OPTIONS') return send(res, preflight());
     if (!isReadMethod(request.method)) return send(res, methodNotAllowed(request));
 
@@ -116,9 +90,9 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
     if (astro && decoded !== undefined && !decoded.startsWith('/p/')) {
       // Astro answers its own on-demand pages; it calls `next` when it has none for this path.
       for (const [k, v] of Object.entries(ASTRO_PAGE_HEADERS)) res.setHeader(k, v);
-      return astro(req, res, () => send(res, notFound(request)), { site });
+      return astro(req, res, () => send(res, notFound(request, release)), { site });
     }
-    return send(res, notFound(request));
+    return send(res, notFound(request, release));
   }
 
   // A missing Host is answered by us (a JSON 400 with our headers), not by Node's bare 400.
@@ -138,7 +112,7 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
     server,
     get site() { return current.site; },
     get files() { return current.files; },
-    unwatch: () => fs.unwatchFile(indexFile, onChange),
+    unwatch: stopWatching,
   };
 }
 

@@ -151,7 +151,7 @@ describe('the user API files of a rebuild', () => {
   const usersOf = (dir: string) => path.join(dir, 'client', 'api', 'v1', 'users');
   const site = () => new Site(buildSiteIndex(loadContent(FIXTURE).content, ctx), { avatars: '/nonexistent', decorations: '/nonexistent' });
 
-  test('overwrite those of the build before last in place: exact bytes, no stale file, the served build untouched', async () => {
+  test('overwrite those of a retired release in place: exact bytes, no stale file, the served build untouched', async () => {
     const target = path.join(tempDir('incremental-users-'), 'dist');
     const s = site();
     const names = [...s.users()].map((e) => e.username);
@@ -165,7 +165,7 @@ describe('the user API files of a rebuild', () => {
     fs.writeFileSync(path.join(usersOf(target), names[0]!), 'served');
 
     const staging = `${target}.users`;
-    expect(recycleUserFiles(target, staging, true)).toBe(true);
+    expect(recycleUserFiles(`${target}.prev`, staging, true)).toBe(true);
     expect(fs.existsSync(usersOf(`${target}.prev`))).toBe(false);
     expect(await writeUserFiles(staging, s)).toBe(names.length);
     expect(fs.readdirSync(staging).sort()).toEqual([...names].sort());
@@ -174,7 +174,7 @@ describe('the user API files of a rebuild', () => {
     expect(fs.readFileSync(path.join(usersOf(target), names[0]!), 'utf8')).toBe('served');
   });
 
-  test('a full build (or a first one) writes new files and leaves the build before last alone', async () => {
+  test('a full build (or a first one) writes new files and leaves the retired release alone', async () => {
     const target = path.join(tempDir('incremental-users-'), 'dist');
     const s = site();
     fs.mkdirSync(usersOf(`${target}.prev`), { recursive: true });
@@ -182,11 +182,11 @@ describe('the user API files of a rebuild', () => {
     const staging = `${target}.users`;
     fs.mkdirSync(staging);
     fs.writeFileSync(path.join(staging, 'left-by-a-crash'), '{}');
-    expect(recycleUserFiles(target, staging, false)).toBe(false);
+    expect(recycleUserFiles(`${target}.prev`, staging, false)).toBe(false);
     expect(fs.existsSync(path.join(usersOf(`${target}.prev`), 'old'))).toBe(true);
     expect(await writeUserFiles(staging, s)).toBe(s.userCount);
     expect(fs.readdirSync(staging)).toHaveLength(s.userCount);
-    expect(recycleUserFiles(path.join(tempDir('incremental-users-'), 'dist'), staging, true)).toBe(false);
+    expect(recycleUserFiles(undefined, staging, true)).toBe(false);
     expect(fs.existsSync(staging)).toBe(false);
   });
 });

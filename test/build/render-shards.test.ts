@@ -6,6 +6,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { MAX_SHARDS, SHARD_MIN_PAGES, shardCount, splitPages } from '../../src/build/render-shards.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
+import { servedRelease } from '../../src/build/releases.ts';
 
 const WORK = workDir('shards');
 afterAll(() => fs.rmSync(WORK, { recursive: true, force: true }));
@@ -52,6 +53,8 @@ describe('rendering in several processes', () => {
     expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
     for (const [file, bytes] of a) expect(b.get(file)!.equals(bytes), file).toBe(true);
     expect(a.has(path.join('p', 'kate.html'))).toBe(true);
-    expect(fs.readdirSync(path.dirname(two.dist)).sort()).toEqual(['dist']);
+    // The link, and one release: no shard folder, no user files staged, no lock.
+    expect(fs.readdirSync(path.dirname(two.dist)).sort()).toEqual(['dist', 'dist.releases']);
+    expect(fs.readdirSync(`${two.dist}.releases`)).toEqual([servedRelease(two.dist)]);
   }, 60_000);
 });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { etagOf } from '../../src/http/response.ts';
 import { ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
+import { isReleaseId, readReleaseInfo, releasePath, servedRelease } from '../../src/build/releases.ts';
 import { buildFixture, ownBuild, sharedBuild } from '../support/built-server.ts';
 import { FIXTURE, PRIVATE_MARKERS, ROOT } from '../support/helpers.ts';
 
@@ -165,7 +166,8 @@ describe('the built service over HTTP', () => {
     expect(b.stderr).toContain('bob.yaml:3:1 `dispalyName`: unknown key `dispalyName`');
     expect(b.stderr).toContain('did you mean `displayName`?');
     expect(fs.readFileSync(path.join(own.dist, 'server', 'site-index.json'), 'utf8')).toBe(index);
-    expect(fs.readdirSync(own.work).filter((n) => n.startsWith('dist.next'))).toEqual([]);
+    // Nothing of the failed build is left: only complete releases beside the link.
+    expect(fs.readdirSync(`${own.dist}.releases`).filter((n) => !isReleaseId(n))).toEqual([]);
     expect((await getFrom(own.base)('/api/v1/users/bob')).status).toBe(200);
   });
 
@@ -206,8 +208,9 @@ describe('the built service over HTTP', () => {
     // Only bob's page was rendered; the others are the previous build's files, linked.
     expect(b.stdout).toMatch(/pages \(1 rendered, 6 unchanged\)/);
     const page = (dist: string, name: string) => fs.statSync(path.join(dist, 'client', 'p', `${name}.html`)).ino;
-    expect(page(own.dist, 'alice')).toBe(page(`${own.dist}.prev`, 'alice'));
-    expect(page(own.dist, 'bob')).not.toBe(page(`${own.dist}.prev`, 'bob'));
-    expect(fs.readFileSync(path.join(`${own.dist}.prev`, 'client', 'p', 'bob.html'), 'utf8')).not.toContain('Robert');
+    const previous = releasePath(own.dist, readReleaseInfo(own.dist, servedRelease(own.dist)!)!.previous!);
+    expect(page(own.dist, 'alice')).toBe(page(previous, 'alice'));
+    expect(page(own.dist, 'bob')).not.toBe(page(previous, 'bob'));
+    expect(fs.readFileSync(path.join(previous, 'client', 'p', 'bob.html'), 'utf8')).not.toContain('Robert');
   }, 30_000);
 });

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { buildSite, serve, type RunningServer } from '../../scripts/support/serve-build.ts';
+import { releasePath, servedRelease, switchRelease } from '../../src/build/releases.ts';
 import { FIXTURE, ROOT } from './helpers.ts';
 
 export const TEST_SITE_URL = 'https://profiles.example.net';
@@ -52,7 +53,11 @@ export async function ownBuild(name: string): Promise<OwnBuild> {
   const work = workDir(name);
   const dist = path.join(work, 'dist');
   fs.rmSync(work, { recursive: true, force: true });
-  fs.cpSync(sharedBuild().dist, dist, { recursive: true });
+  // The shared build's served release, copied as this build's only release.
+  const shared = sharedBuild().dist;
+  const release = servedRelease(shared)!;
+  fs.cpSync(releasePath(shared, release), releasePath(dist, release), { recursive: true });
+  switchRelease(dist, release);
   const server = await serve({ env: { DIST_DIR: dist } });
   return {
     base: server.base, dist, work, server,

@@ -1,0 +1,112 @@
+// The build lock: one build (or rollback) at a time per DIST_DIR. A file created with O_EXCL holds
+// who has it; a second build refuses at once, naming the holder. A lock whose process is gone (a
+// killed build) is taken over, under a short guard so two builds never take over the same lock.
+import fs from 'node:fs';
+import os from 'node:os';
+
+export interface LockHolder {
+  pid: number;
+  host: string;
+  startedAt: string;
+  command: string;
+}
+
+export class BuildLockHeld extends Error {
+  readonly file: string;
+  readonly holder: LockHolder | undefined;
+  constructor(file: string, holder: LockHolder | undefined) {
+    super(holder
+      ? `another build holds the lock: pid ${holder.pid} on ${holder.host}, started ${holder.startedAt} (${holder.command}). Wait for it to finish; if no such process runs, remove ${file}.`
+      : `another build is taking the lock ${file} right now. Try again; if no build runs, remove it.`);
+    this.file = file;
+    this.holder = holder;
+  }
+}
+
+export interface BuildLock {
+  /** The dead holder whose lock this build took over, if any. */
+  tookOverFrom: LockHolder | undefined;
+  release(): void;
+}
+
+/** A lock file written less than this long ago but still empty belongs to a build between open and write. */
+const EMPTY_LOCK_GRACE_MS = 5_000;
+/** A takeover guard older than this was left by a process killed in the middle of a takeover. */
+const GUARD_STALE_MS = 10_000;
+
+export function acquireBuildLock(file: string, command = 'build'): BuildLock {
+  const me: LockHolder = { pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString(), command };
+  let tookOverFrom: LockHolder | undefined;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const fd = fs.openSync(file, 'wx');
+      try {
+        fs.writeSync(fd, JSON.stringify(me));
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      return { tookOverFrom, release: () => releaseLock(file, me) };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const { holder, ageMs } = readLock(file);
+    if (holder ? isAlive(holder) : ageMs < EMPTY_LOCK_GRACE_MS) throw new BuildLockHeld(file, holder);
+    if (takeOver(file, holder)) tookOverFrom = holder;
+  }
+  throw new BuildLockHeld(file, readLock(file).holder);
+}
+
+/** Removes a dead holder's lock, unless someone else got there first; true when this call removed it. */
+function takeOver(file: string, dead: LockHolder | undefined): boolean {
+  const guard = `${file}.takeover`;
+  try {
+    fs.mkdirSync(guard);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    try {
+      if (Date.now() - fs.statSync(guard).mtimeMs > GUARD_STALE_MS) fs.rmdirSync(guard);
+    } catch { /* removed meanwhile */ }
+    return false;
+  }
+  try {
+    // Still the same dead holder? Another build may have taken over and locked meanwhile.
+    const now = readLock(file).holder;
+    if (now?.pid !== dead?.pid || now?.startedAt !== dead?.startedAt) return false;
+    fs.rmSync(file, { force: true });
+    return true;
+  } finally {
+    fs.rmdirSync(guard);
+  }
+}
+
+function releaseLock(file: string, me: LockHolder): void {
+  const { holder } = readLock(file);
+  if (holder?.pid === me.pid && holder.startedAt === me.startedAt) fs.rmSync(file, { force: true });
+}
+
+export function readLock(file: string): { holder: LockHolder | undefined; ageMs: number } {
+  try {
+    const text = fs.readFileSync(file, 'utf8');
+    const ageMs = Date.now() - fs.statSync(file).mtimeMs;
+    try {
+      const holder = JSON.parse(text) as LockHolder;
+      return { holder: Number.isInteger(holder?.pid) ? holder : undefined, ageMs };
+    } catch {
+      return { holder: undefined, ageMs };
+    }
+  } catch {
+    return { holder: undefined, ageMs: Infinity };
+  }
+}
+
+/** Whether the holder may still run: a process of another host cannot be checked, so it may. */
+function isAlive(holder: LockHolder): boolean {
+  if (holder.host !== os.hostname()) return true;
+  try {
+    process.kill(holder.pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
