@@ -1,7 +1,9 @@
 // Usage: npm run serve            (HOST, PORT, DIST_DIR from the environment; default localhost:4321, ./dist)
 //
-// Serves the last good build. Stops cleanly on SIGTERM/SIGINT.
+// Serves the last good build. On SIGTERM/SIGINT stops accepting, lets the requests under way finish
+// (at most SHUTDOWN_TIMEOUT_MS, default 10 s), then exits 0 (src/server/lifecycle.ts).
 import { distDirFromEnv } from '../config.ts';
+import { applyConnectionLimits, connectionLimits, drain, trackConnections } from './lifecycle.ts';
 import { createSiteServer } from './server.ts';
 import { parseCli } from '../cli.ts';
 
@@ -30,6 +32,9 @@ try {
   process.exit(1);
 }
 const { server } = app;
+const limits = connectionLimits();
+applyConnectionLimits(server, limits);
+const connections = trackConnections(server);
 // A port in use or a host that is not this machine's: one clear line, not an unhandled 'error' event.
 server.once('error', (e: NodeJS.ErrnoException) => {
   const why = e.code === 'EADDRINUSE' ? `${host}:${port} is already in use (another server running? set PORT)`
@@ -46,9 +51,13 @@ server.listen(port, host, () => {
   console.log(`Serving ${site.userCount} profiles (${files.size} files, built ${site.builtAt}) on http://${host.includes(':') ? `[${host}]` : host}:${bound}`);
 });
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
+  process.once(signal, async () => {
     app.unwatch();
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
+    const underWay = [...connections.values()].filter(Boolean).length;
+    const drained = drain(server, connections, limits.drainTimeout);
+    console.log(`${signal}: no new connections; finishing ${underWay} request(s) under way (at most ${limits.drainTimeout / 1000} s).`);
+    const { cut } = await drained;
+    console.log(cut ? `Stopped: ${cut} connection(s) still open after ${limits.drainTimeout / 1000} s were cut.` : 'Stopped: every request finished.');
+    process.exit(0);
   });
 }
