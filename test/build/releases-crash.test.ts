@@ -114,7 +114,7 @@ describe('a build that dies', () => {
   test('its render processes die with it', async () => {
     const b = service.build(edited, { BUILD_FAULT: 'rendering', RENDER_SHARDS: '2', PROFILES_INCREMENTAL: '0' });
     expect(b.signal).toBe('SIGKILL');
-    const pids = /render shards: ([\d ]+)\)/.exec(b.stderr)![1]!.split(' ').map(Number);
+    const pids = /render shards: ([\d ]+)\)/.exec(String(b.stderr))![1]!.split(' ').map(Number);
     expect(pids).toHaveLength(1);
     for (const pid of pids) await exited(pid);
   }, 60_000);
