@@ -89,7 +89,11 @@ try {
   process.exit(75); // EX_TEMPFAIL: try again later
 }
 // Released on every exit but SIGKILL; a lock left by a dead build is taken over by the next.
-process.once('exit', () => lock.release());
+process.once('exit', () => {
+  lock.release();
+  // A first build that failed leaves nothing: an empty releases folder goes (rmdir fails otherwise).
+  try { fs.rmdirSync(releasesDir(distDir)); } catch { /* not empty: releases kept */ }
+});
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 if (lock.tookOverFrom) {
   const dead = lock.tookOverFrom;
