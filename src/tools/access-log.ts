@@ -8,24 +8,50 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
+import { createIsbotFromList, list as isbotPatterns } from 'isbot';
 import { Document, isMap, isScalar, parseDocument, type Pair } from 'yaml';
 import { USERNAME_PATTERN } from '../schemas/common.ts';
 import { foldAscii } from '../schemas/common.ts';
 
 /**
- * Parts of a user agent that mark a bot, a crawler, a link preview, a monitor or a script rather
- * than a person, matched case-insensitively anywhere in it. An empty user agent (`-`) counts as
- * a bot too: browsers always send one.
+ * What isbot's list (https://github.com/omrilotan/isbot) lacks or catches only by accident:
+ * fediverse servers fetch a linked page to verify a `rel="me"` link and to build a preview card.
+ * isbot matches most of them today only because their agent ends in their server's URL (its
+ * generic `http` part); they are named here so a change to that rule does not count them as
+ * people. Each entry is a regular expression part, matched case-insensitively, and quotes a real
+ * agent; none may match a browser (the tests check both).
  */
-export const BOT_USER_AGENT_PARTS = [
-  'bot', 'crawl', 'spider', 'slurp', 'archiver', 'scrapy', 'headless', 'phantomjs', 'lighthouse', 'pagespeed',
-  'curl', 'wget', 'httpie', 'python-requests', 'python-urllib', 'aiohttp', 'httpx', 'go-http-client', 'okhttp',
-  'java/', 'apache-httpclient', 'libwww-perl', 'node-fetch', 'undici', 'axios', 'facebookexternalhit',
-  'embedly', 'preview', 'pingdom', 'uptime', 'monitor', 'statuscake', 'feedfetcher',
+export const EXTRA_BOT_PATTERNS = [
+  // Mastodon 4.3+: "Mastodon/4.3.2 (http.rb/5.2.0; +https://mastodon.social/)"; before: "http.rb/5.1.1 (Mastodon/4.2.10; +https://mastodon.social/)".
+  '\\bmastodon/',
+  // http.rb, the Ruby client behind Mastodon and its forks (Glitch, Hometown).
+  '\\bhttp\\.rb/',
+  // "Akkoma 3.13.2; https://akko.example <admin@akko.example>" (Pleroma.Application.user_agent).
+  '^(?:pleroma|akkoma) \\d',
+  // "Misskey/2024.11.0 (https://misskey.io)", also sent by its forks (Sharkey, Firefish).
+  '\\bmisskey/',
+  // "Friendica 'Yellow Archangel' 2024.08-1569; https://friendica.example".
+  "^friendica '",
+  // "gotosocial (+https://gts.example.org) gotosocial/0.17.3".
+  '\\bgotosocial/',
+  // "Lemmy/0.19.7; +https://lemmy.ml", "(Pixelfed/0.12.4; +https://pixelfed.social)".
+  '^lemmy/', '\\bpixelfed/',
+  // Bluesky's link card fetcher: "Bluesky Cardyb/1.1", "Mozilla/5.0 (compatible; Bluesky Cardyb/1.1; +mailto:support@bsky.app)".
+  '\\bcardyb/',
+  // Yahoo's crawler without its help URL, which isbot needs to see: "Mozilla/5.0 (compatible; Yahoo! Slurp)".
+  '\\bslurp\\b',
+  // Flutter and Dart's default HTTP client: "Dart/3.5 (dart:io)", which isbot misses.
+  '\\(dart:io\\)',
 ] as const;
-const BOT_USER_AGENT = new RegExp(BOT_USER_AGENT_PARTS.map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'i');
 
-export const isBotUserAgent = (userAgent: string) => userAgent === '' || userAgent === '-' || BOT_USER_AGENT.test(userAgent);
+const isBotByList = createIsbotFromList([...isbotPatterns, ...EXTRA_BOT_PATTERNS]);
+
+/**
+ * Whether a user agent is a bot, a crawler, a link preview, a monitor or a script rather than a
+ * person: isbot's list and `EXTRA_BOT_PATTERNS`. An empty user agent (`-`) counts as a bot too:
+ * browsers always send one.
+ */
+export const isBotUserAgent = (userAgent: string) => userAgent === '' || userAgent === '-' || isBotByList(userAgent);
 
 export interface LogEntry {
   client: string;

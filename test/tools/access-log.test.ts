@@ -7,7 +7,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
-  ViewCounter, formatImportReport, isBotUserAgent, mergeViewCounts, parseCombinedLogLine, profileViewOf, type LogEntry,
+  EXTRA_BOT_PATTERNS, ViewCounter, formatImportReport, isBotUserAgent, mergeViewCounts, parseCombinedLogLine, profileViewOf, type LogEntry,
 } from '../../src/tools/access-log.ts';
 import { loadContent } from '../../src/content/load.ts';
 import { FIXTURE, ROOT } from '../support/helpers.ts';
@@ -77,6 +77,96 @@ describe('what is a profile view', () => {
     ]) expect(isBotUserAgent(ua), ua).toBe(true);
     for (const ua of [FIREFOX, SAFARI, 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0']) {
       expect(isBotUserAgent(ua), ua).toBe(false);
+    }
+  });
+});
+
+// Real user agents, as their software sends them (versions as of late 2026 or their latest release).
+const PEOPLE: Record<string, string> = {
+  'Chrome, Windows': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'Chrome, macOS': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'Chrome, ChromeOS': 'Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'Chrome, Android': 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+  'Chrome, iPhone': 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/131.0.6778.73 Mobile/15E148 Safari/604.1',
+  'Firefox, Linux': FIREFOX,
+  'Firefox, Windows': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0',
+  'Firefox, Android': 'Mozilla/5.0 (Android 14; Mobile; rv:133.0) Gecko/133.0 Firefox/133.0',
+  'Firefox, iPhone': 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) FxiOS/133.0 Mobile/15E148 Safari/605.1.15',
+  'Safari, macOS': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15',
+  'Safari, iPhone': SAFARI,
+  'Safari, iPad': 'Mozilla/5.0 (iPad; CPU OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+  'Samsung Internet': 'Mozilla/5.0 (Linux; Android 14; SAMSUNG SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/26.0 Chrome/122.0.0.0 Mobile Safari/537.36',
+  'Edge, Windows': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0',
+  'Edge, Android': 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36 EdgA/131.0.0.0',
+  'Opera': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 OPR/115.0.0.0',
+  // In-app browsers are people following a link from the app.
+  'Instagram in-app': 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 357.0.0.25.101 (iPhone15,2; iOS 18_1; en_US; en; scale=3.00; 1179x2556; 659286347)',
+  'Facebook in-app, Android': 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/131.0.6778.81 Mobile Safari/537.36 [FB_IAB/FB4A;FBAV/490.0.0.58.73;]',
+};
+const NOT_PEOPLE: Record<string, string> = {
+  // Fediverse servers verifying a `rel="me"` link or building a preview card.
+  'Mastodon 4.3+': 'Mastodon/4.3.2 (http.rb/5.2.0; +https://mastodon.social/)',
+  'Mastodon 4.2': 'http.rb/5.1.1 (Mastodon/4.2.10; +https://mastodon.social/)',
+  'Mastodon card': 'http.rb/5.1.0 (Mastodon/4.0.2; +https://freiburg.social/) Bot',
+  'Akkoma': 'Akkoma 3.13.2; https://akko.example <admin@akko.example>',
+  'Pleroma': 'Pleroma 2.7.0; https://pleroma.example <admin@pleroma.example>',
+  'Misskey': 'Misskey/2024.11.0 (https://misskey.io)',
+  'Friendica': "Friendica 'Yellow Archangel' 2024.08-1569; https://friendica.example",
+  'GoToSocial': 'gotosocial (+https://gts.example.org) gotosocial/0.17.3',
+  'Lemmy': 'Lemmy/0.19.7; +https://lemmy.ml',
+  'Pixelfed': '(Pixelfed/0.12.4; +https://pixelfed.social)',
+  'Bluesky card': 'Bluesky Cardyb/1.1',
+  'Bluesky card, long': 'Mozilla/5.0 (compatible; Bluesky Cardyb/1.1; +mailto:support@bsky.app)',
+  // Link previews in messengers and apps.
+  'WhatsApp': 'WhatsApp/2.23.20.0',
+  'WhatsApp, Android': 'WhatsApp/2.2449.6 A',
+  'Signal (as WhatsApp)': 'WhatsApp/2',
+  'Telegram': 'TelegramBot (like TwitterBot)',
+  'Discord': 'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)',
+  'Slack': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+  'iMessage': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0',
+  'Teams and Outlook': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/107.0.0.0 Safari/537.36 Edg/107.0.1418.62 MicrosoftPreview/2.0 +https://aka.ms/MicrosoftPreview',
+  'Skype': 'Mozilla/5.0 (Windows NT 6.1; WOW64) SkypeUriPreview Preview/0.5 skype-url-preview@microsoft.com',
+  'Matrix (Synapse)': 'Synapse (bot; +https://github.com/matrix-org/synapse)',
+  'LinkedIn': 'LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)',
+  'Iframely': 'Iframely/1.3.1 (+https://iframely.com/docs/about)',
+  // Search engines, their other fetchers, and AI crawlers.
+  'GoogleOther': 'Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.6778.69 Mobile Safari/537.36 (compatible; GoogleOther)',
+  'Google-InspectionTool': 'Mozilla/5.0 (compatible; Google-InspectionTool/1.0;)',
+  'Applebot': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/13.1.1 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)',
+  'GPTBot': 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)',
+  'ChatGPT-User': 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ChatGPT-User/1.0; +https://openai.com/bot)',
+  'Yahoo Slurp, short': 'Mozilla/5.0 (compatible; Yahoo! Slurp)',
+  'Bytespider': 'Mozilla/5.0 (compatible; Bytespider; spider-feedback@bytedance.com)',
+  // Tools, runtimes and headless browsers.
+  'Postman': 'PostmanRuntime/7.43.0',
+  'Insomnia': 'insomnia/2023.5.8',
+  'Deno': 'Deno/2.1.4',
+  'Bun': 'Bun/1.1.38',
+  'Node fetch': 'node',
+  'axios': 'axios/1.7.9',
+  'Dart and Flutter': 'Dart/3.5 (dart:io)',
+  'okhttp': 'okhttp/4.12.0',
+  'httpx': 'python-httpx/0.28.1',
+  'k6': 'k6/0.55.0 (https://k6.io/)',
+  'Headless Chrome': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36',
+  'Lighthouse': 'Mozilla/5.0 (Linux; Android 11; moto g power (2022)) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36 Chrome-Lighthouse',
+};
+
+describe('bots by user agent, over real ones', () => {
+  test.each(Object.entries(PEOPLE))('%s counts', (_, ua) => {
+    expect(isBotUserAgent(ua)).toBe(false);
+  });
+
+  test.each(Object.entries(NOT_PEOPLE))('%s does not count', (_, ua) => {
+    expect(isBotUserAgent(ua)).toBe(true);
+  });
+
+  test('each extra pattern names an agent above and matches no browser', () => {
+    for (const pattern of EXTRA_BOT_PATTERNS) {
+      const re = new RegExp(pattern, 'i');
+      expect(Object.values(NOT_PEOPLE).some((ua) => re.test(ua)), pattern).toBe(true);
+      expect(Object.entries(PEOPLE).filter(([, ua]) => re.test(ua)).map(([name]) => name), pattern).toEqual([]);
     }
   });
 });
