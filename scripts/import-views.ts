@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ViewCounter, formatImportReport, formatViewsChanges, mergeViewCounts, viewsFileHeader } from '../src/tools/access-log.ts';
+import { ViewCounter, formatImportReport, formatReadProgress, formatViewsChanges, mergeViewCounts, showProgress, viewsFileHeader } from '../src/tools/access-log.ts';
 import { contentDirFromEnv, loadContent } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { JSON_SCHEMA_DIR } from '../src/tools/json-schemas.ts';
@@ -47,13 +47,17 @@ for (const log of logs) {
 }
 
 const counter = new ViewCounter((username) => content.profiles.has(username));
+// A big log takes minutes: on a terminal, say how far the reading has got.
+const stopProgress = showProgress(process.stderr, () => counter.progress && `Reading ${formatReadProgress(counter.progress)}`);
 for (const log of logs) {
   try {
     await counter.addFile(log, log);
   } catch (e) {
+    stopProgress();
     fail(1, `could not read ${log}: ${(e as Error).message}. Nothing was written.`);
   }
 }
+stopProgress();
 const report = counter.report;
 console.log(formatImportReport(report));
 if (report.lines > 0 && report.malformed === report.lines) {

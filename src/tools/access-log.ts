@@ -126,6 +126,16 @@ export interface ImportReport {
   malformedSamples: string[];
 }
 
+/** How far the reading of one log has got, for progress lines. */
+export interface ReadProgress {
+  /** The file as the user named it. */
+  file: string;
+  lines: number;
+  /** Bytes of the file read so far: compressed bytes for a gzip file, like `totalBytes`. */
+  bytesRead: number;
+  totalBytes: number;
+}
+
 export class ViewCounter {
   readonly views = new Map<string, number>();
   readonly report: ImportReport = {
@@ -134,6 +144,7 @@ export class ViewCounter {
   };
   readonly #seen = new Set<string>();
   readonly #isProfile: (username: string) => boolean;
+  #reading: { file: string; lines: number; stream: fs.ReadStream; size: number } | undefined;
 
   /** @param isProfile whether a (folded) username has a profile */
   constructor(isProfile: (username: string) => boolean) {
@@ -165,13 +176,22 @@ export class ViewCounter {
     this.views.set(username, (this.views.get(username) ?? 0) + 1);
   }
 
+  /** The file being read, or read last; undefined before the first. */
+  get progress(): ReadProgress | undefined {
+    const r = this.#reading;
+    return r && { file: r.file, lines: r.lines, bytesRead: r.stream.bytesRead, totalBytes: r.size };
+  }
+
   /** Reads a log file line by line (gzip when it starts with the gzip magic bytes, whatever its name). */
   async addFile(file: string, displayName = file): Promise<void> {
     const fd = fs.openSync(file, 'r');
     const magic = Buffer.alloc(2);
     const got = fs.readSync(fd, magic, 0, 2, 0);
+    const size = fs.fstatSync(fd).size;
     fs.closeSync(fd);
     const raw = fs.createReadStream(file);
+    const reading = { file: displayName, lines: 0, stream: raw, size };
+    this.#reading = reading;
     const input: Readable = got === 2 && magic[0] === 0x1f && magic[1] === 0x8b ? raw.pipe(zlib.createGunzip()) : raw;
     // A broken gzip stream must fail the import rather than end it quietly half-way.
     const failed = new Promise<never>((_, reject) => {
@@ -179,18 +199,53 @@ export class ViewCounter {
       input.once('error', reject);
     });
     this.report.files++;
-    let n = 0;
     const lines = readline.createInterface({ input, crlfDelay: Infinity });
-    const reading = (async () => {
-      for await (const line of lines) this.add(line, `${displayName}:${++n}`);
+    const done = (async () => {
+      for await (const line of lines) this.add(line, `${displayName}:${++reading.lines}`);
     })();
-    reading.catch(() => {}); // its failure is `failed`'s
+    done.catch(() => {}); // its failure is `failed`'s
     try {
-      await Promise.race([reading, failed]);
+      await Promise.race([done, failed]);
     } finally {
       raw.destroy();
     }
   }
+}
+
+const MB = 1024 * 1024;
+const thousands = (n: number) => n.toLocaleString('en-US');
+
+/** One progress line, what matters first: `access.log.1.gz: 34% (120.4 of 350.0 MB), 1,234,567 lines`. */
+export function formatReadProgress(p: ReadProgress): string {
+  const percent = p.totalBytes > 0 ? `${Math.floor((100 * p.bytesRead) / p.totalBytes)}% ` : '';
+  return `${p.file}: ${percent}(${(p.bytesRead / MB).toFixed(1)} of ${(p.totalBytes / MB).toFixed(1)} MB), ${thousands(p.lines)} ${p.lines === 1 ? 'line' : 'lines'}`;
+}
+
+/**
+ * Rewrites one status line on `stream` every `ms` while work goes on, when `stream` is a terminal;
+ * nothing otherwise, so cron mail and CI logs get only the final report. Plain text, no colour or
+ * escape sequences: a carriage return and spaces rewrite the line. The returned function stops it
+ * and blanks the line, so what is printed next starts clean.
+ */
+export function showProgress(stream: NodeJS.WriteStream, line: () => string | undefined, ms = 2000): () => void {
+  if (!stream.isTTY) return () => {};
+  let width = 0;
+  const write = (text: string) => {
+    stream.write(`\r${text.padEnd(width)}`);
+    width = text.length;
+  };
+  const timer = setInterval(() => {
+    const text = line();
+    if (text !== undefined) write(text.slice(0, Math.max(0, (stream.columns || 80) - 1)));
+  }, ms);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    if (width) {
+      write('');
+      stream.write('\r');
+    }
+  };
 }
 
 /** The comment at the top of a new views file; `schemaPath` is relative to the file. */

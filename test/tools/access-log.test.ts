@@ -5,9 +5,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import {
-  EXTRA_BOT_PATTERNS, ViewCounter, formatImportReport, isBotUserAgent, mergeViewCounts, parseCombinedLogLine, profileViewOf, type LogEntry,
+  EXTRA_BOT_PATTERNS, ViewCounter, formatImportReport, formatReadProgress, isBotUserAgent, mergeViewCounts, parseCombinedLogLine, profileViewOf,
+  showProgress, type LogEntry, type ReadProgress,
 } from '../../src/tools/access-log.ts';
 import { loadContent } from '../../src/content/load.ts';
 import { FIXTURE, ROOT } from '../support/helpers.ts';
@@ -251,6 +252,80 @@ describe('counting', () => {
   });
 });
 
+describe('progress while reading', () => {
+  let dir = '';
+  beforeAll(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'access-log-progress-')); });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('the counter says which file, how many lines and how many bytes of its size', async () => {
+    // About 400 KB: more than the 64 KiB a file stream reads at once, so the first line is read
+    // while most of the file is not.
+    const text = `${Array.from({ length: 2000 }, (_, c) => line({ ip: `10.0.${c >> 8}.${c & 255}` })).join('\n')}\n`;
+    fs.writeFileSync(path.join(dir, 'access.log'), text);
+    fs.writeFileSync(path.join(dir, 'access.log.1.gz'), zlib.gzipSync(text));
+    const seen: (ReadProgress | undefined)[] = [];
+    const counter: ViewCounter = new ViewCounter(() => { seen.push(counter.progress); return true; });
+    expect(counter.progress).toBeUndefined();
+    await counter.addFile(path.join(dir, 'access.log'), 'access.log');
+    const size = Buffer.byteLength(text);
+    expect(seen[0]).toMatchObject({ file: 'access.log', lines: 1, totalBytes: size });
+    expect(seen[0]!.bytesRead).toBeGreaterThan(0);
+    expect(seen[0]!.bytesRead).toBeLessThan(size / 2);
+    expect(seen[999]).toMatchObject({ lines: 1000 });
+    expect(counter.progress).toEqual({ file: 'access.log', lines: 2000, bytesRead: size, totalBytes: size });
+    // A gzip file is measured in its own (compressed) bytes, which is what its size says.
+    await counter.addFile(path.join(dir, 'access.log.1.gz'), 'access.log.1.gz');
+    const gzSize = fs.statSync(path.join(dir, 'access.log.1.gz')).size;
+    expect(counter.progress).toEqual({ file: 'access.log.1.gz', lines: 2000, bytesRead: gzSize, totalBytes: gzSize });
+  });
+
+  test('the progress line', () => {
+    expect(formatReadProgress({ file: 'access.log.1.gz', lines: 1_234_567, bytesRead: 126_248_550, totalBytes: 367_001_600 }))
+      .toMatchInlineSnapshot(`"access.log.1.gz: 34% (120.4 of 350.0 MB), 1,234,567 lines"`);
+    expect(formatReadProgress({ file: 'empty.log', lines: 0, bytesRead: 0, totalBytes: 0 })).toMatchInlineSnapshot(`"empty.log: (0.0 of 0.0 MB), 0 lines"`);
+  });
+
+  const fakeStream = (isTTY: boolean) => {
+    const out: string[] = [];
+    return { out, stream: { isTTY, columns: 30, write: (s: string) => out.push(s) } as unknown as NodeJS.WriteStream };
+  };
+
+  test('on a terminal, one line rewritten every 2 s, cut to its width and blanked at the end', () => {
+    vi.useFakeTimers();
+    try {
+      const { out, stream } = fakeStream(true);
+      const lines = ['a.log: 10 lines', 'a.log: 20,000 lines, and a long tail', 'b.log: 5 lines'];
+      const stop = showProgress(stream, () => lines.shift());
+      vi.advanceTimersByTime(1999);
+      expect(out).toEqual([]);
+      vi.advanceTimersByTime(6000);
+      stop();
+      vi.advanceTimersByTime(10_000);
+      expect(out).toEqual([
+        '\ra.log: 10 lines',
+        '\ra.log: 20,000 lines, and a lo',
+        '\rb.log: 5 lines               ',
+        `\r${' '.repeat(14)}`, '\r',
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test('elsewhere (cron, CI, a pipe), nothing: the final report says it all', () => {
+    vi.useFakeTimers();
+    try {
+      const { out, stream } = fakeStream(false);
+      const stop = showProgress(stream, () => 'a.log: 10 lines');
+      vi.advanceTimersByTime(10_000);
+      stop();
+      expect(out).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe('merging into content/stats/views.yaml', () => {
   const profileViews: Record<string, number> = { alice: 48213, bob: 0, dave: 1200, null: 5 };
   const startOf = (u: string) => profileViews[u]!;
@@ -369,6 +444,7 @@ describe('npm run views:import', () => {
       Dry run: would add 3 view(s) to 2 profile(s); content/stats/views.yaml was not written.
       "
     `);
+    expect(r.stderr).toBe(''); // no progress lines where stderr is not a terminal
     expect(views()).toBe(before);
   });
 
