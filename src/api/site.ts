@@ -31,7 +31,8 @@ export interface Media {
   etag: string;
 }
 
-const MEDIA_CACHE_ENTRIES = 512;
+/** Image bytes kept in memory, the most recently read first out of it: a bound whatever the images. */
+export const MEDIA_CACHE_BYTES = 32 << 20;
 
 export class Site {
   readonly builtAt: string;
@@ -43,6 +44,7 @@ export class Site {
   readonly #decorationFiles: Set<string>;
   readonly #media: MediaDirs;
   readonly #mediaCache = new Map<string, Media>();
+  #mediaCacheBytes = 0;
 
   constructor(index: SiteIndex, media: MediaDirs) {
     this.builtAt = index.builtAt;
@@ -86,6 +88,11 @@ export class Site {
   }
 
   /** Bytes of a declared media file. Callers check the name against the index first: no other path reaches the disk. */
+  /** Bytes of image files held in memory now: at most MEDIA_CACHE_BYTES. */
+  get mediaCacheBytes(): number {
+    return this.#mediaCacheBytes;
+  }
+
   async media(kind: keyof MediaDirs, file: string): Promise<Media | undefined> {
     const key = `${kind}/${file}`;
     const hit = this.#mediaCache.get(key);
@@ -96,8 +103,13 @@ export class Site {
     const bytes = await readMediaFile(path.join(this.#media[kind], file));
     if (!bytes) return undefined;
     const media = { bytes, type, etag: etagOf(bytes) };
-    if (this.#mediaCache.size >= MEDIA_CACHE_ENTRIES) this.#mediaCache.delete(this.#mediaCache.keys().next().value!);
     this.#mediaCache.set(key, media);
+    this.#mediaCacheBytes += bytes.byteLength;
+    for (const [oldKey, old] of this.#mediaCache) {
+      if (this.#mediaCacheBytes <= MEDIA_CACHE_BYTES) break;
+      this.#mediaCache.delete(oldKey);
+      this.#mediaCacheBytes -= old.bytes.byteLength;
+    }
     return media;
   }
 }

@@ -92,6 +92,9 @@ export function pageLinkHeaders(links: PageLinks): Record<string, string> {
   return parts.length ? { link: parts.join(', ') } : {};
 }
 
+/** Added to an answer still being written when the server drains (SIGTERM): the client reconnects elsewhere. */
+export const DRAINING_HEADER = ['connection', 'close'] as const;
+
 /** A permanent redirect to our own canonical address of a page. */
 export const redirectHeaders = (location: string): Record<string, string> => ({ ...COMMON_HEADERS, location });
 

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import type http from 'node:http';
 import net from 'node:net';
+import { DRAINING_HEADER } from '../http/headers.ts';
 
 export interface ConnectionLimits {
   /** Connections beyond this are closed as soon as they are accepted: descriptors stay for the files and the rest. */
@@ -88,7 +89,7 @@ export function drain(server: http.Server, open: Connections, timeoutMs: number)
     });
     const closeWhenDone = (socket: net.Socket, res: http.ServerResponse | undefined) => {
       if (res && !res.writableFinished) {
-        if (!res.headersSent) res.setHeader('connection', 'close');
+        if (!res.headersSent) res.setHeader(...DRAINING_HEADER);
         res.once('finish', () => closeWhenDone(socket, undefined));
       } else if (socket.writableLength === 0) {
         socket.destroy();

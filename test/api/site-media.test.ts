@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
+import { MEDIA_CACHE_BYTES } from '../../src/api/site.ts';
 import { MAX_IMAGE_BYTES } from '../../src/schemas/limits.ts';
 import { FIXTURE, fixtureSite } from '../support/helpers.ts';
 
@@ -40,5 +41,21 @@ describe('media files', () => {
     const served: Record<string, boolean> = {};
     for (const [name, site] of Object.entries(cases)) served[name] = (await site.media('avatars', 'alice.png')) !== undefined;
     expect(served).toEqual({ link: false, fifo: false, svg: false, big: false });
+  });
+
+  test('image bytes held in memory stay within MEDIA_CACHE_BYTES, however many images are asked for', async () => {
+    const content = fs.mkdtempSync(path.join(os.tmpdir(), 'site-media-'));
+    made.push(content);
+    fs.cpSync(FIXTURE, content, { recursive: true });
+    const png = fs.readFileSync(path.join(FIXTURE, 'avatars', 'alice.png'));
+    const image = Buffer.concat([png, Buffer.alloc(MAX_IMAGE_BYTES - png.length)]);
+    const count = Math.ceil((2 * MEDIA_CACHE_BYTES) / image.length);
+    for (let i = 0; i < count; i++) fs.writeFileSync(path.join(content, 'avatars', `big-${i}.png`), image);
+    const { site } = fixtureSite(content);
+    for (let i = 0; i < count; i++) {
+      expect((await site.media('avatars', `big-${i}.png`))?.bytes.byteLength, `big-${i}.png`).toBe(image.length);
+      expect(site.mediaCacheBytes).toBeLessThanOrEqual(MEDIA_CACHE_BYTES);
+    }
+    expect(site.mediaCacheBytes).toBeGreaterThan(MEDIA_CACHE_BYTES - 2 * image.length);
   });
 });

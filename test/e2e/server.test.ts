@@ -135,6 +135,18 @@ describe('the built service over HTTP', () => {
     }
   });
 
+  test('Range is ignored, as RFC 9110 §14.2 allows: the whole image or file, 200, never a partial answer', async () => {
+    const avatar = fs.readFileSync(path.join(FIXTURE, 'avatars', 'alice.png'));
+    for (const p of ['/api/avatar?u=alice', '/media/avatars/alice.png']) {
+      for (const range of ['bytes=0-9', 'bytes=-5', 'bytes=99999999-', 'bytes=a-b']) {
+        const r = await get(p, { headers: { range } });
+        expect(r.status, `${p} ${range}`).toBe(200);
+        expect(r.headers.get('content-range'), `${p} ${range}`).toBeNull();
+        expect(Buffer.from(await r.arrayBuffer()).equals(avatar), `${p} ${range}`).toBe(true);
+      }
+    }
+  });
+
   test('a request Node cannot parse gets a JSON 400, not a 5xx', async () => {
     const net = await import('node:net');
     const { port } = new URL(base);
