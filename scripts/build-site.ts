@@ -17,6 +17,7 @@ import { movePages, runShard, runningShards, shardCount, splitPages, type ShardR
 import { Site } from '../src/api/site.ts';
 import { buildLayout } from '../src/build/layout.ts';
 import { buildSiteIndex } from '../src/model/site-index.ts';
+import { writeProfilePreviews } from '../src/ui/og-image-png.ts';
 import { recycleUserFiles, removeTrees, writeApiFiles, writeUserFiles } from '../src/build/write-build.ts';
 import { BuildLockHeld, acquireBuildLock, type BuildLock } from '../src/build/build-lock.ts';
 import { checkFaults, faultPoint } from '../src/build/faults.ts';
@@ -190,6 +191,9 @@ try {
   if (plan.reuse.length) {
     await step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, servedLayout.pages, freshLayout.pages));
   }
+  // Link previews for profiles whose avatar crawlers cannot use (src/ui/og-image.ts); before the
+  // API files, whose _headers is made from every file of the build.
+  const previews = await step('Writing preview images', () => writeProfilePreviews(freshLayout.client, index, path.join(contentDir, 'avatars')));
   const stats = await step('Finishing the API files', async () => {
     await writingUsers;
     const written = writeApiFiles(fresh, index, site, usersStaging, contentDir);
@@ -217,7 +221,7 @@ try {
   const memory = shardResults.length ? `${mb(totalRssKb)} in all (${[ownRssKb, ...shardResults.map((r) => r.maxRssKb)].map(mb).join(' + ')})` : mb(ownRssKb);
   console.log(
     `Built ${index.users.length} profiles (${suspended} suspended), ${index.creators.length} active creators: ` +
-    `${index.users.length} pages (${plan.render.size} rendered, ${plan.reuse.length} unchanged), ${stats.userFiles} API files and ${stats.mediaFiles} images in ${path.relative(process.cwd(), distDir) || distDir}/ (release ${releaseId}), ` +
+    `${index.users.length} pages (${plan.render.size} rendered, ${plan.reuse.length} unchanged), ${stats.userFiles} API files, ${stats.mediaFiles} images and ${previews} preview images in ${path.relative(process.cwd(), distDir) || distDir}/ (release ${releaseId}), ` +
     `in ${seconds()} s (${timings.join(', ')}), peak memory ${memory}.`,
   );
   // For `npm run bench`: one machine-readable line; the memory of every process added up.

@@ -3,12 +3,14 @@
 // Read from the shared build's HTML files; the markup is ours, so small patterns find it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { platformLabel, socialIcon } from '../../src/ui/icons.ts';
-import { sharedBuild } from '../support/built-server.ts';
+import { writePreviewImages } from '../../src/ui/og-image-png.ts';
+import { TEST_SITE_URL, ownBuild, sharedBuild, type OwnBuild } from '../support/built-server.ts';
 
 const { dist } = sharedBuild();
-const page = (username: string) => fs.readFileSync(path.join(dist, 'client', 'p', `${username}.html`), 'utf8');
+const pageIn = (distDir: string, username: string) => fs.readFileSync(path.join(distDir, 'client', 'p', `${username}.html`), 'utf8');
+const page = (username: string) => pageIn(dist, username);
 
 interface Element {
   tag: string;
@@ -72,5 +74,87 @@ describe('profile page markup', () => {
     expect(socialIcon('linkedin')).toBe(generic);
     // A platform we have no name for is shown as written, as user text.
     expect(platformLabel('cohost')).toEqual({ name: 'cohost', known: false });
+  });
+});
+
+/** The `<meta>` values of a page, by property or name. */
+function metas(html: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of html.matchAll(/<meta (?:property|name)="([^"]+)" content="([^"]*)">/g)) out[m[1]!] = m[2]!;
+  return out;
+}
+
+/** The og:image of a page, checked against the PNG file the build wrote at its address. */
+function previewOf(distDir: string, username: string) {
+  const meta = metas(pageIn(distDir, username));
+  const url = new URL(meta['og:image']!.replace(/&amp;/g, '&'));
+  expect(url.origin).toBe(TEST_SITE_URL);
+  const file = path.join(distDir, 'client', ...decodeURIComponent(url.pathname).split('/').filter(Boolean));
+  const bytes = fs.readFileSync(file);
+  // PNG signature, then the IHDR chunk: width and height as 32-bit big-endian numbers (RFC 2083 §4.1.1).
+  expect(bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  expect(bytes.toString('latin1', 12, 16)).toBe('IHDR');
+  return { meta, path: url.pathname, width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+describe('link previews (og:image)', () => {
+  test('a profile without an avatar, or with one under 144 px, names a generated 400x400 PNG that the build wrote', () => {
+    for (const username of ['bob', 'alice', 'erin_99']) {
+      const preview = previewOf(dist, username);
+      expect(preview.path, username).toMatch(/^\/media\/og\/\d+-[0-9a-f-]+\.png$/);
+      expect([preview.width, preview.height], username).toEqual([400, 400]);
+      expect(preview.meta, username).toMatchObject({
+        'og:image:type': 'image/png', 'og:image:width': '400', 'og:image:height': '400', 'twitter:card': 'summary',
+        'twitter:image': preview.meta['og:image'],
+      });
+      expect(preview.meta['og:image:alt'], username).toMatch(/^Avatar of /);
+    }
+  });
+
+  test('profiles with the same initial and colour share one generated file', () => {
+    const files = fs.readdirSync(path.join(dist, 'client', 'media', 'og'));
+    const named = new Set(['alice', 'bob', 'carol', 'dave', 'erin_99', 'frank', 'kate'].map((u) => path.basename(previewOf(dist, u).path)));
+    expect(files.sort()).toEqual([...named].sort());
+  });
+
+  describe('in a build with a large avatar and text in other scripts', () => {
+    let own: OwnBuild;
+    beforeAll(async () => {
+      own = await ownBuild('pages');
+      const dir = own.fixtureWith('content', {
+        'profiles/hana.yaml': [
+          'displayName: "김하나"',
+          'bio: "مرحبا بالعالم"',
+          'createdAt: 2024-02-02T00:00:00Z',
+          'avatar: hana.png',
+          'socials:',
+          '  - { platform: linkedin, url: "https://www.linkedin.com/in/hana-example" }',
+          '  - { platform: cohost, url: "https://cohost.example/hana" }',
+        ].join('\n'),
+      });
+      // A 400x400 PNG as the avatar: the generated image of some other profile will do.
+      const made = path.join(own.work, 'made');
+      await writePreviewImages(made, [{ username: 'hana', displayName: 'H' }]);
+      fs.copyFileSync(path.join(made, fs.readdirSync(made)[0]!), path.join(dir, 'avatars', 'hana.png'));
+      const build = own.rebuild(dir);
+      expect(build.status, build.stderr).toBe(0);
+    }, 180_000);
+    afterAll(() => own?.stop());
+
+    test('an avatar of at least 144 px is the preview itself, declared at its size', () => {
+      const preview = previewOf(own.dist, 'hana');
+      expect(preview.path).toBe('/media/avatars/hana.png');
+      expect(preview.meta).toMatchObject({ 'og:image:width': String(preview.width), 'og:image:height': String(preview.height), 'og:image:type': 'image/png' });
+      expect(preview.width).toBe(400);
+    });
+
+    test('Korean and Arabic text is marked dir="auto" lang="", LinkedIn is named, an unknown platform is user text', () => {
+      const html = pageIn(own.dist, 'hana');
+      const [name] = byClass(html, 'name');
+      expect([name!.attrs, text(name!.inner)]).toEqual([{ class: 'name', dir: 'auto', lang: '' }, '김하나']);
+      expect(byClass(html, 'bio')[0]!.attrs).toMatchObject({ dir: 'auto', lang: '' });
+      const platforms = byClass(html, 'platform');
+      expect(platforms.map((p) => [text(p.inner), p.attrs.dir, p.attrs.lang])).toEqual([['LinkedIn', undefined, undefined], ['cohost', 'auto', '']]);
+    });
   });
 });

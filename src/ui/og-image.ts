@@ -1,0 +1,136 @@
+// The link-preview image (`og:image`) of a profile page. Preview crawlers (Facebook, LinkedIn,
+// Slack, X) skip SVG and small images (X: at least 144x144 for a `summary` card), so a page names:
+// - its avatar image, when that is a PNG, JPEG or GIF of at least 144 px each way;
+// - otherwise a generated PNG: the default avatar (first letter on the username's colour) at
+//   400x400, written by the build (og-image-png.ts) at a static address, so static hosts serve it.
+// The generated images are shared by (letter, colour): a few hundred files for 100,000 profiles.
+import fs from 'node:fs';
+import path from 'node:path';
+import { hueOf, initialOf } from './default-avatar.ts';
+
+/** Side of the generated images: above every crawler's minimum, small to write. */
+export const OG_IMAGE_SIZE = 400;
+/** X's minimum for a `summary` card image; Facebook and LinkedIn ask for less for a square. */
+export const MIN_PREVIEW_SIZE = 144;
+/** Where the build writes the generated images, below the site root. */
+export const OG_IMAGES_PATH = '/media/og';
+/** Hues of generated images are rounded to this step, so at most 36 colours exist per letter. */
+export const HUE_STEP = 10;
+
+export interface PreviewImage {
+  url: string;
+  /** Made by the build (og-image-png.ts), not the avatar file. */
+  generated: boolean;
+  width: number;
+  height: number;
+  type: string;
+}
+
+/** The hue of a generated preview: the avatar's, to the nearest HUE_STEP degrees (invisible at this size). */
+export const previewHue = (username: string) => (Math.round(hueOf(username) / HUE_STEP) * HUE_STEP) % 360;
+
+/** Letters and digits are drawn; an emoji or symbol gets a generic person (fonts for them vary). */
+const DRAWN = /^[\p{L}\p{N}]/u;
+
+/** The glyph drawn on a generated preview: the display name's initial, or null for the generic person. */
+export function previewGlyph(displayName: string): string | null {
+  const initial = initialOf(displayName);
+  return DRAWN.test(initial) ? initial : null;
+}
+
+/** The file name of a generated preview, from its colour and glyph: `210-4b.png`, `30-person.png`. */
+export function generatedPreviewFile(hue: number, glyph: string | null): string {
+  const glyphPart = glyph === null ? 'person' : [...glyph].map((c) => c.codePointAt(0)!.toString(16)).join('-');
+  return `${hue}-${glyphPart}.png`;
+}
+
+/** The generated preview of a profile: what its page names when the avatar cannot be used. */
+export function generatedPreview(siteUrl: string, username: string, displayName: string): PreviewImage {
+  const file = generatedPreviewFile(previewHue(username), previewGlyph(displayName));
+  return { url: `${siteUrl}${OG_IMAGES_PATH}/${file}`, generated: true, width: OG_IMAGE_SIZE, height: OG_IMAGE_SIZE, type: 'image/png' };
+}
+
+interface ImageSize {
+  type: 'image/png' | 'image/jpeg' | 'image/gif';
+  width: number;
+  height: number;
+}
+
+/**
+ * The size of a PNG (IHDR, RFC 2083 §4.1.1), GIF (logical screen) or JPEG (first SOFn marker) from
+ * its first bytes; undefined for other types or when the bytes end first.
+ */
+export function imageSize(bytes: Uint8Array): ImageSize | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length >= 24 && view.getUint32(0) === 0x89504e47 && view.getUint32(12) === 0x49484452) {
+    return { type: 'image/png', width: view.getUint32(16), height: view.getUint32(20) };
+  }
+  if (bytes.length >= 10 && view.getUint32(0) === 0x47494638) {
+    return { type: 'image/gif', width: view.getUint16(6, true), height: view.getUint16(8, true) };
+  }
+  if (bytes.length >= 4 && view.getUint16(0) === 0xffd8) {
+    let at = 2;
+    while (at + 9 <= bytes.length) {
+      if (bytes[at] !== 0xff) return undefined;
+      const marker = bytes[at + 1]!;
+      if (marker === 0xff) { at++; continue; }
+      // SOF0-SOF15 except DHT (C4), JPG (C8) and DAC (CC) carry the frame size.
+      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+        return { type: 'image/jpeg', height: view.getUint16(at + 5), width: view.getUint16(at + 7) };
+      }
+      at += 2 + view.getUint16(at + 2);
+    }
+  }
+  return undefined;
+}
+
+/** Bytes read from an avatar to find its size: enough for PNG and GIF, and for most JPEGs... */
+const HEAD_BYTES = 4 * 1024;
+/** ...whose frame header may follow a long EXIF block. */
+const JPEG_HEAD_BYTES = 64 * 1024;
+const avatarSizes = new Map<string, ImageSize | undefined>();
+
+/**
+ * The size of an avatar file in `avatarsDir`, from its first bytes only (cheap at 100,000 profiles),
+ * never through a link (as src/content/read-file.ts reads content); remembered per file.
+ */
+export function avatarImageSize(avatarsDir: string, file: string): ImageSize | undefined {
+  if (avatarSizes.has(file)) return avatarSizes.get(file);
+  let size: ImageSize | undefined;
+  try {
+    const fd = fs.openSync(path.join(avatarsDir, file), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    try {
+      const head = new Uint8Array(JPEG_HEAD_BYTES);
+      const regular = fs.fstatSync(fd).isFile();
+      let n = regular ? fs.readSync(fd, head, 0, HEAD_BYTES, 0) : 0;
+      size = imageSize(head.subarray(0, n));
+      if (!size && n === HEAD_BYTES && head[0] === 0xff && head[1] === 0xd8) {
+        n += fs.readSync(fd, head, n, JPEG_HEAD_BYTES - n, n);
+        size = imageSize(head.subarray(0, n));
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    size = undefined;
+  }
+  avatarSizes.set(file, size);
+  return size;
+}
+
+/**
+ * The `og:image` of a profile: its avatar as published under /media/avatars when crawlers accept it
+ * (PNG, JPEG or GIF, at least MIN_PREVIEW_SIZE each way), else its generated preview.
+ */
+export function previewImage(
+  siteUrl: string,
+  user: { username: string; displayName: string },
+  avatarsDir: string,
+  avatarFile: string | undefined,
+): PreviewImage {
+  const size = avatarFile === undefined ? undefined : avatarImageSize(avatarsDir, avatarFile);
+  if (avatarFile && size && Math.min(size.width, size.height) >= MIN_PREVIEW_SIZE) {
+    return { url: `${siteUrl}/media/avatars/${encodeURIComponent(avatarFile)}`, generated: false, ...size };
+  }
+  return generatedPreview(siteUrl, user.username, user.displayName);
+}
