@@ -18,9 +18,11 @@ export function hueOf(username: string): number {
   return (h >>> 0) % 360;
 }
 
-export function defaultAvatarSvg(username: string, displayName: string): string {
+/** `inline`: for a page that names the image itself (its wrapper has role="img"), so it is hidden from assistive tech. */
+export function defaultAvatarSvg(username: string, displayName: string, { inline = false } = {}): string {
   const hue = hueOf(username);
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256" viewBox="0 0 256 256" role="img" aria-label="${escapeXml(displayName)}">`
+  const a11y = inline ? 'aria-hidden="true"' : `role="img" aria-label="${escapeXml(displayName)}"`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256" viewBox="0 0 256 256" ${a11y}>`
     + `<rect width="256" height="256" fill="hsl(${hue} 55% 42%)"/>`
     + `<text x="50%" y="50%" dy=".35em" text-anchor="middle" font-family="system-ui, sans-serif" font-size="120" font-weight="600" fill="#fff">${escapeXml(initialOf(displayName))}</text>`
     + `</svg>`;

@@ -49,6 +49,13 @@ describe('profile page markup', () => {
     }
   });
 
+  test('a generated avatar is one image named once: its inline SVG is hidden', () => {
+    const [avatar] = byClass(page('bob'), 'avatar-generated');
+    expect(avatar!.attrs).toMatchObject({ role: 'img', 'aria-label': 'Avatar of Bob' });
+    expect(avatar!.inner).toMatch(/^<svg [^>]*aria-hidden="true"/);
+    expect(avatar!.inner).not.toMatch(/role=|aria-label=/);
+  });
+
   test('user text has dir="auto" and lang="" (unknown); the page itself stays lang="en"', () => {
     const alice = page('alice');
     expect(alice).toMatch(/^<!DOCTYPE html><html lang="en"/i);
