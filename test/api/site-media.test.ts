@@ -2,21 +2,18 @@
 // build's copies when served): never through a link, only regular files, only real images.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { MEDIA_CACHE_BYTES } from '../../src/api/site.ts';
 import { MAX_IMAGE_BYTES } from '../../src/schemas/limits.ts';
-import { FIXTURE, fixtureSite } from '../support/helpers.ts';
+import { FIXTURE, copyFixture, fixtureSite } from '../support/helpers.ts';
 
 const made: string[] = [];
 afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
 
 function siteWithAvatar(make: (file: string, parent: string) => void) {
-  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'site-media-'));
+  const { parent, content } = copyFixture('site-media');
   made.push(parent);
-  const content = path.join(parent, 'content');
-  fs.cpSync(FIXTURE, content, { recursive: true });
   const { site } = fixtureSite(content);
   const file = path.join(content, 'avatars', 'alice.png');
   fs.rmSync(file);
@@ -44,9 +41,8 @@ describe('media files', () => {
   });
 
   test('image bytes held in memory stay within MEDIA_CACHE_BYTES, however many images are asked for', async () => {
-    const content = fs.mkdtempSync(path.join(os.tmpdir(), 'site-media-'));
-    made.push(content);
-    fs.cpSync(FIXTURE, content, { recursive: true });
+    const { parent, content } = copyFixture('site-media');
+    made.push(parent);
     const png = fs.readFileSync(path.join(FIXTURE, 'avatars', 'alice.png'));
     const image = Buffer.concat([png, Buffer.alloc(MAX_IMAGE_BYTES - png.length)]);
     const count = Math.ceil((2 * MEDIA_CACHE_BYTES) / image.length);

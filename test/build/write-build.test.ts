@@ -1,22 +1,19 @@
 // What the build copies into a release: content images, read as content is (no links, limits,
 // signatures), even when the folder changed after it was checked.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { writeApiFiles } from '../../src/build/write-build.ts';
 import { buildLayout } from '../../src/build/layout.ts';
-import { FIXTURE, fixtureSite } from '../support/helpers.ts';
+import { FIXTURE, copyFixture, fixtureSite } from '../support/helpers.ts';
 
 const made: string[] = [];
 afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
 
 /** A checked copy of the fixture, then `change` applied to it, then the build's copying step. */
 function publish(change: (content: string, parent: string) => void) {
-  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'write-build-'));
+  const { parent, content } = copyFixture('write-build');
   made.push(parent);
-  const content = path.join(parent, 'content');
-  fs.cpSync(FIXTURE, content, { recursive: true });
   const { index, site } = fixtureSite(content);
   change(content, parent);
   const out = path.join(parent, 'out');

@@ -1,7 +1,6 @@
 // `npm run new:profile`: the script run for real in a temporary content folder.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -10,15 +9,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContent } from '../../src/content/load.ts';
 import { parseYamlFile } from '../../src/content/yaml-file.ts';
 import { ProfileSchema } from '../../src/schemas/index.ts';
-import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { ROOT, copyFixture } from '../support/helpers.ts';
 
 let work = '';
 let content = '';
 
 beforeAll(() => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'new-profile-'));
-  content = path.join(work, 'content');
-  fs.cpSync(FIXTURE, content, { recursive: true });
+  ({ parent: work, content } = copyFixture('new-profile'));
 });
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContent } from '../../src/content/load.ts';
@@ -7,6 +9,14 @@ import { buildSiteIndex } from '../../src/model/site-index.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'content');
+
+/** A copy of the fixture content at `<parent>/content` in a new temp folder; the caller removes `parent`. */
+export function copyFixture(prefix: string): { parent: string; content: string } {
+  const parent = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
+  const content = path.join(parent, 'content');
+  fs.cpSync(FIXTURE, content, { recursive: true });
+  return { parent, content };
+}
 export const SITE_URL = 'https://profiles.example.net';
 /** A fixed build time, so ages are exact: 2026-01-15T12:00:00Z. */
 export const BUILT_AT = new Date('2026-01-15T12:00:00Z');

@@ -11,7 +11,7 @@ import {
   showProgress, type LogEntry, type ReadProgress,
 } from '../../src/tools/access-log.ts';
 import { loadContent } from '../../src/content/load.ts';
-import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { ROOT, copyFixture } from '../support/helpers.ts';
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
 const SAFARI = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1';
@@ -407,9 +407,7 @@ describe('npm run views:import', () => {
   let work = '';
   let content = '';
   beforeAll(() => {
-    work = fs.mkdtempSync(path.join(os.tmpdir(), 'import-views-'));
-    content = path.join(work, 'content');
-    fs.cpSync(FIXTURE, content, { recursive: true });
+    ({ parent: work, content } = copyFixture('import-views'));
     fs.writeFileSync(path.join(work, 'access.log'), `${[
       line({ ip: '203.0.113.1' }), line({ ip: '203.0.113.2' }), line({ ip: '203.0.113.1', target: '/p/DAVE' }),
       line({ ip: '203.0.113.1', target: '/p/nobody' }), line({ ua: 'curl/8.5.0' }), 'garbage',
