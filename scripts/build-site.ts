@@ -14,7 +14,6 @@ import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
 import { linkPages, planPages, renderFingerprint } from '../src/build/page-reuse.ts';
 import { movePages, runShard, runningShards, shardCount, splitPages, type ShardResult } from '../src/build/render-shards.ts';
-import { Site } from '../src/api/site.ts';
 import { buildLayout } from '../src/build/layout.ts';
 import { buildSiteIndex } from '../src/model/site-index.ts';
 import { writeProfilePreviews } from '../src/ui/og-image-png.ts';
@@ -104,7 +103,7 @@ await faultPoint('locked');
 
 /** Validates the content and makes the public index; the parsed YAML is dropped when this returns. */
 async function validatedIndex() {
-  const { content, problems, warnings } = await loadContentFast(contentDir, { cacheFile: validationCacheFile(root, contentDir), ignoreCache: !incremental });
+  const { content, problems, warnings } = await loadContentFast(contentDir, { cacheFile: validationCacheFile(root, contentDir), ignoreCache: !incremental, siteUrl });
   for (const w of warnings) console.warn(`warning: ${formatProblem(w)}`);
   if (problems.length) {
     for (const p of problems) console.error(formatProblem(p));
@@ -150,8 +149,7 @@ const fresh = buildingPath(distDir, releaseId);
 const usersStaging = `${fresh}.users`;
 recycleUserFiles(retired[0], usersStaging, incremental);
 const clearing = removeTrees(trash);
-const site = new Site(index, buildLayout(fresh).media);
-const writingUsers = writeUserFiles(usersStaging, site);
+const writingUsers = writeUserFiles(usersStaging, index);
 const shardDir = (k: number) => `${fresh}.shard${k}`;
 let shards: Promise<ShardResult[]> = Promise.resolve([]);
 let ownRender: Promise<unknown> = Promise.resolve();
@@ -196,7 +194,7 @@ try {
   const previews = await step('Writing preview images', () => writeProfilePreviews(freshLayout.client, index, path.join(contentDir, 'avatars')));
   const stats = await step('Finishing the API files', async () => {
     await writingUsers;
-    const written = writeApiFiles(fresh, index, site, usersStaging, contentDir);
+    const written = writeApiFiles(fresh, index, usersStaging, contentDir);
     fs.writeFileSync(freshLayout.pageManifest, JSON.stringify(plan.manifest));
     writeReleaseInfo(fresh, { id: releaseId, previous: served ?? null, builtAt: index.builtAt });
     return written;

@@ -6,7 +6,7 @@
 // pull request shows each problem on its line. Exits 1 when there is any problem.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { incrementalFromEnv, validationCacheFile } from '../src/config.ts';
+import { incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/config.ts';
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem, formatProblemGithub } from '../src/content/problems.ts';
 import { parseCli, step } from '../src/cli.ts';
@@ -34,7 +34,7 @@ const dir = positionals[0] ? path.resolve(positionals[0]) : contentDirFromEnv();
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // A line every 5 s only when it takes that long: 100,000 files parse for half a minute.
 const { content, problems, warnings } = await step(`Checking ${path.relative(process.cwd(), dir) || dir}`,
-  () => loadContentFast(dir, { cacheFile: validationCacheFile(root, dir), ignoreCache: !incrementalFromEnv() }), { quiet: true });
+  () => loadContentFast(dir, { cacheFile: validationCacheFile(root, dir), ignoreCache: !incrementalFromEnv(), siteUrl: process.env.SITE_URL ? siteUrlFromEnv() : undefined }), { quiet: true });
 const print = format === 'github' ? formatProblemGithub : formatProblem;
 
 for (const w of warnings) console.warn(format === 'github' ? print(w).replace('::error', '::warning') : `warning: ${print(w)}`);

@@ -2,7 +2,7 @@
 
 declare namespace App {
   interface Locals {
-    /** The public data the on-demand API routes answer from; set by our server, or by the middleware under `astro dev`. */
-    site: import('./api/site.ts').Site;
+    /** The release's files the on-demand routes answer from (src/api/release-files.ts); set by src/middleware.ts. */
+    files: import('./api/release-files.ts').ReleaseFiles;
   }
 }

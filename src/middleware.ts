@@ -1,9 +1,9 @@
 import { defineMiddleware } from 'astro:middleware';
-import { getSite } from './build/page-data.ts';
+import { getReleaseFiles } from './build/page-data.ts';
 
-// Our server (src/server) passes the built Site as `locals.site`; under `astro dev` it is made here
-// from the content folder. Pre-rendering needs none.
+// Under `astro dev` the on-demand routes answer from the content folder made into a release's
+// files in memory. Pre-rendering needs none; our Node server calls the handler itself (src/server).
 export const onRequest = defineMiddleware((context, next) => {
-  if (!context.isPrerendered && !context.locals.site) context.locals.site = getSite();
+  if (!context.isPrerendered && !context.locals.files) context.locals.files = getReleaseFiles();
   return next();
 });

@@ -1,8 +1,7 @@
-// The Astro side of the on-demand API: the catch-all routes under src/pages/api and
-// src/pages/service-api re-export this, so `astro dev` answers exactly like our server.
+// The Astro side of the handler: the catch-all routes under src/pages/api and src/pages/service-api
+// re-export this. `locals.files` is the release's files: the content folder made into files under
+// `astro dev` (src/middleware.ts), the static assets on Cloudflare (src/edge).
 import type { APIRoute } from 'astro';
-import { dispatch } from './handler.ts';
-import { fromWebRequest } from '../http/request.ts';
-import { toWebResponse } from '../http/response.ts';
+import { handle } from './handler.ts';
 
-export const ALL: APIRoute = async ({ request, locals }) => toWebResponse(await dispatch(locals.site, fromWebRequest(request)));
+export const ALL: APIRoute = ({ request, locals }) => handle(request, locals.files);

@@ -1,17 +1,20 @@
-// The on-demand API: every route that cannot be a static file, as plain functions of
-// (Site, ApiRequest) -> ApiResponse. The Node server and the Astro catch-all routes both call
-// `dispatch`, so there is one routing table.
-import { USERNAME_PATTERN, USERNAME_RULE, foldAscii } from '../schemas/common.ts';
+// The on-demand handler: one function of a request and a release's files that answers everything a
+// static file alone cannot (the query form, other casings, JSON errors, avatars, decorations, the
+// creators list with a query, custom domains, case redirects of pages, the 404 page), and the
+// static files themselves by their address. It reads only the build's own output through
+// `ReleaseFiles`, so it keeps no index of the profiles and runs the same on our Node server
+// (src/server), on Cloudflare Workers (src/edge) and under `astro dev`.
+import { HOST_PATTERN, USERNAME_PATTERN, USERNAME_RULE, foldAscii } from '../schemas/common.ts';
 import { DEFAULT_LIMIT } from '../schemas/queries.ts';
-import { creatorsPage, parseCreatorsQuery, type CreatorsQuery } from '../model/creators-list.ts';
+import { creatorsPage, parseCreatorsQuery, sortedCreators, type CreatorRow, type CreatorSort, type CreatorsQuery } from '../model/creators-list.ts';
 import { defaultAvatarSvg } from '../ui/default-avatar.ts';
-import { JSON_HEADERS } from '../http/headers.ts';
+import { HTML_HEADERS, JSON_HEADERS, filesAt, pageLinkHeaders, staticFileHeaders, type PageLinks } from '../http/headers.ts';
 import {
-  elapsed, errorJson, etagOf, finish, imageResponse, isReadMethod, methodNotAllowed, notFound, nowIso, preflight, successBody, successJson,
-  svgResponse, type ApiResponse,
+  elapsed, errorJson, etagOf, finish, imageResponse, isReadMethod, methodNotAllowed, notFound, notFoundPage, nowIso, permanentRedirect, preflight,
+  successJson, svgResponse, toWebResponse, type ApiResponse,
 } from '../http/response.ts';
-import type { ApiRequest } from '../http/request.ts';
-import type { Site } from './site.ts';
+import { fromWebRequest, type ApiRequest } from '../http/request.ts';
+import { CREATORS_ROWS_FILE, imageTypeOf, lookup, type CreatorsRows, type ReleaseFiles } from './release-files.ts';
 
 export const USERS_PATH = '/api/v1/users';
 export const USER_PREFIX = `${USERS_PATH}/`;
@@ -22,6 +25,13 @@ export const DECORATION_PATH = '/api/decoration';
 /** Path prefixes whose every answer is JSON (or an image), never an HTML page. */
 export const API_PREFIXES = ['/api/', '/service-api/'];
 export const isApiPath = (path: string) => API_PREFIXES.some((p) => path.startsWith(p)) || path === '/api' || path === '/service-api';
+
+/** The file of a user's pre-rendered answer, by exact (lowercase) username. */
+export const userFile = (username: string) => `${USER_PREFIX.slice(1)}${username}`;
+export const CREATORS_FILE = CREATORS_PATH.slice(1);
+export const NOT_FOUND_PAGE_FILE = '404.html';
+export const avatarMediaFile = (file: string) => `media/avatars/${file}`;
+export const decorationMediaFile = (file: string) => `media/decorations/${file}`;
 
 type Checked = { ok: true; username: string } | { ok: false; response: ApiResponse };
 
@@ -47,32 +57,39 @@ function usernameFromQuery(req: ApiRequest, param: string): Checked {
   return checkUsername(req, trimmed.startsWith('@') ? trimmed.slice(1) : trimmed);
 }
 
-function userAnswer(req: ApiRequest, site: Site, checked: Checked): ApiResponse {
-  if (!checked.ok) return checked.response;
-  const entry = site.user(checked.username);
-  if (!entry) return errorJson(404, 'USER_NOT_FOUND', `No user is called \`${checked.username}\`.`, req);
-  return successJson(entry.data, { etag: entry.etag, timestamp: nowIso(), executionTimeMs: elapsed(req) });
-}
+const userNotFound = (req: ApiRequest, username: string) => errorJson(404, 'USER_NOT_FOUND', `No user is called \`${username}\`.`, req);
+
+const SUCCESS_HEAD = '{"success":true,"data":';
+const META_KEY = new TextEncoder().encode(',"meta":');
 
 /**
- * The pre-rendered answer of `/api/v1/users/<username>`, as the build writes its file (meta.timestamp
- * the build time, executionTimeMs 0); the Node server answers these same bytes from memory, which
- * is faster than from disk at scale (docs/scale.md). `username` must be exact (lowercase); the ETag
- * is strong, the hash of these bytes, as a static host's would be.
+ * `data` of a pre-rendered answer, as its bytes: the file is `{"success":true,"data":…,"meta":…}`
+ * (src/build/write-build.ts), and `,"meta":` cannot occur unescaped inside `data` after its last
+ * own key, so the last one ends it.
  */
-export function prerenderedUser(site: Site, username: string): ApiResponse | undefined {
-  const entry = site.user(username);
-  if (!entry) return undefined;
-  const body = prerenderedUserBody(site, entry.data);
-  entry.fileEtag ??= etagOf(body);
-  return { status: 200, headers: { ...JSON_HEADERS, etag: entry.fileEtag }, body };
+export function dataOf(file: Uint8Array): Uint8Array {
+  let end = file.length - META_KEY.length;
+  outer: for (; end > SUCCESS_HEAD.length; end--) {
+    for (let i = 0; i < META_KEY.length; i++) if (file[end + i] !== META_KEY[i]) continue outer;
+    break;
+  }
+  return file.subarray(SUCCESS_HEAD.length, end);
 }
 
-/** The bytes of a user's pre-rendered answer (`prerenderedUser`), as the build writes them. */
-export const prerenderedUserBody = (site: Site, data: Buffer) => successBody(data, { timestamp: site.builtAt, executionTimeMs: 0 });
+/** A user's answer: the pre-rendered file's own bytes for the exact name, else made on demand around its `data`. */
+async function userAnswer(req: ApiRequest, files: ReleaseFiles, checked: Checked, exact: boolean): Promise<ApiResponse> {
+  if (!checked.ok) return checked.response;
+  const file = await files.read(userFile(checked.username));
+  if (!file) return userNotFound(req, checked.username);
+  // The address of the file itself: the answer a static host gives (meta of the build, a strong ETag).
+  if (exact) return staticAnswer(file, staticFileHeaders(USER_PREFIX, ''));
+  // The ETag covers `data` only, so it stays the same while `meta.timestamp` moves.
+  const data = dataOf(file);
+  return successJson(data as Buffer, { etag: `W/${etagOf(data)}`, timestamp: nowIso(), executionTimeMs: elapsed(req) });
+}
 
-/** GET /api/v1/users/<username>: the on-demand twin of the pre-rendered file, for other casings and unknown names. */
-export function userByPath(site: Site, req: ApiRequest, segment: string): ApiResponse {
+/** GET /api/v1/users/<username>: the pre-rendered file for the exact name; other casings and unknown names on demand. */
+function userByPath(req: ApiRequest, files: ReleaseFiles, segment: string): Promise<ApiResponse> | ApiResponse {
   let raw: string;
   try {
     raw = decodeURIComponent(segment);
@@ -82,15 +99,17 @@ export function userByPath(site: Site, req: ApiRequest, segment: string): ApiRes
   if (raw.includes('@')) {
     return errorJson(400, 'INVALID_USERNAME', '`@` is not part of a username: use /api/v1/users/alice, or the query form /api/v1/users?username=@alice.', req);
   }
-  return userAnswer(req, site, checkUsername(req, raw));
+  const checked = checkUsername(req, raw);
+  // `%61lice` is the file's address too, as a static host decodes it; `ALICE` is not.
+  return userAnswer(req, files, checked, checked.ok && checked.username === raw);
 }
 
-/** GET /api/v1/users?username=... */
-export const userByQuery = (site: Site, req: ApiRequest) => userAnswer(req, site, usernameFromQuery(req, 'username'));
+/** The creators list without parameters: the first page in the default order. */
+export const DEFAULT_CREATORS_QUERY: CreatorsQuery = { limit: DEFAULT_LIMIT, sort: 'featured' };
 
 /** One page of the creators list as an answer: the pre-rendered default and every on-demand page. */
-export function creatorsAnswer(site: Site, query: CreatorsQuery, timestamp: string, executionTimeMs: number): ApiResponse {
-  const page = creatorsPage(site.sortedCreators, query, (params) => `${site.siteUrl}${CREATORS_PATH}?${params}`);
+export function creatorsAnswer(sorted: Record<CreatorSort, CreatorRow[]>, siteUrl: string, query: CreatorsQuery, timestamp: string, executionTimeMs: number): ApiResponse {
+  const page = creatorsPage(sorted, query, (params) => `${siteUrl}${CREATORS_PATH}?${params}`);
   return successJson(JSON.stringify(page.items), {
     timestamp,
     executionTimeMs,
@@ -99,85 +118,185 @@ export function creatorsAnswer(site: Site, query: CreatorsQuery, timestamp: stri
   });
 }
 
-/** The creators list without parameters: the first page in the default order. */
-export const DEFAULT_CREATORS_QUERY: CreatorsQuery = { limit: DEFAULT_LIMIT, sort: 'featured' };
-
-const prerenderedCreatorsOf = new WeakMap<Site, ApiResponse>();
-
 /**
- * The pre-rendered default page of the creators list, as the build writes its file (meta.timestamp
- * the build time, executionTimeMs 0), with a strong ETag over these bytes. The Node server answers
- * it from memory rather than from the file because a file carries no `Link` header; static hosts
- * get it from a `_headers` rule (src/build/static-host-headers.ts).
+ * The creators rows of a release, sorted each way: read and sorted once per release files (the
+ * memory of this grows with the number of creators, not of profiles), then shared by every request.
  */
-export function prerenderedCreators(site: Site): ApiResponse {
-  let answer = prerenderedCreatorsOf.get(site);
-  if (!answer) {
-    const made = creatorsAnswer(site, DEFAULT_CREATORS_QUERY, site.builtAt, 0);
-    answer = { ...made, headers: { ...made.headers, etag: etagOf(made.body!) } };
-    prerenderedCreatorsOf.set(site, answer);
+const creatorsOf = new WeakMap<ReleaseFiles, Promise<{ siteUrl: string; sorted: Record<CreatorSort, CreatorRow[]> } | undefined>>();
+
+function releaseCreators(files: ReleaseFiles) {
+  let rows = creatorsOf.get(files);
+  if (!rows) {
+    rows = files.read(CREATORS_ROWS_FILE).then((bytes) => {
+      if (!bytes) return undefined;
+      const { siteUrl, rows } = JSON.parse(new TextDecoder().decode(bytes)) as CreatorsRows;
+      return { siteUrl, sorted: sortedCreators(rows) };
+    });
+    // A failed read is tried again by the next request, not remembered.
+    rows.catch(() => creatorsOf.delete(files));
+    creatorsOf.set(files, rows);
   }
-  return answer;
+  return rows;
 }
 
 /** GET /service-api/v1/creators?limit=&cursor=&category=&featured=&sort= */
-export function creators(site: Site, req: ApiRequest): ApiResponse {
+async function creators(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
   const parsed = parseCreatorsQuery(req.query);
   if (!parsed.ok) return errorJson(400, 'INVALID_PARAMETER', parsed.message, req);
-  return creatorsAnswer(site, parsed.query, nowIso(), elapsed(req));
+  const release = await releaseCreators(files);
+  if (!release) return notFound(req);
+  return creatorsAnswer(release.sorted, release.siteUrl, parsed.query, nowIso(), elapsed(req));
 }
 
 /** GET /api/avatar?u=<username>: the avatar image, or a generated one for a profile without. */
-export async function avatar(site: Site, req: ApiRequest): Promise<ApiResponse> {
+async function avatar(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
   const checked = usernameFromQuery(req, 'u');
   if (!checked.ok) return checked.response;
-  const entry = site.user(checked.username);
-  if (!entry) return errorJson(404, 'USER_NOT_FOUND', `No user is called \`${checked.username}\`.`, req);
-  const file = site.avatarFile(checked.username);
-  const media = file ? await site.media('avatars', file) : undefined;
-  if (media) return imageResponse(media.bytes, media.type, media.etag);
-  return svgResponse(defaultAvatarSvg(entry.username, entry.displayName));
+  const [user, file] = await Promise.all([files.read(userFile(checked.username)), lookup(files, 'avatars', checked.username)]);
+  if (!user) return userNotFound(req, checked.username);
+  const type = file && imageTypeOf(file);
+  const bytes = type && await files.read(avatarMediaFile(file));
+  if (bytes) return imageResponse(bytes, type, etagOfBytes(bytes));
+  const { displayName } = JSON.parse(new TextDecoder().decode(dataOf(user))) as { displayName: string };
+  return svgResponse(defaultAvatarSvg(checked.username, displayName));
 }
 
-/** GET /api/decoration?f=<file>: only files declared in content/decorations/. */
-export async function decoration(site: Site, req: ApiRequest): Promise<ApiResponse> {
-  const files = req.query.getAll('f');
-  if (files.length !== 1 || files[0] === '') {
+/** GET /api/decoration?f=<file>: only files declared in content/decorations/, which the build copied. */
+async function decoration(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
+  const names = req.query.getAll('f');
+  if (names.length !== 1 || names[0] === '') {
     return errorJson(400, 'INVALID_PARAMETER', 'Give the decoration file once, e.g. ?f=sakura.png.', req);
   }
-  const file = files[0]!;
-  // The name must be one the build declared: nothing else, and no path, ever reaches the disk.
-  const media = site.hasDecorationFile(file) ? await site.media('decorations', file) : undefined;
-  if (!media) return errorJson(404, 'DECORATION_NOT_FOUND', 'There is no decoration with this file name.', req);
-  return imageResponse(media.bytes, media.type, media.etag);
+  const name = names[0]!;
+  // A plain image file name or nothing: no path ever reaches the files.
+  const type = imageTypeOf(name);
+  const bytes = type && await files.read(decorationMediaFile(name));
+  if (!bytes) return errorJson(404, 'DECORATION_NOT_FOUND', 'There is no decoration with this file name.', req);
+  return imageResponse(bytes, type, etagOfBytes(bytes));
 }
 
-/** An answer now, or later for the routes that read an image file. */
-export type Answer = ApiResponse | Promise<ApiResponse>;
-
-/** The routing table of the on-demand API. Anything else under /api/ and /service-api/ is a JSON 404. */
-function route(site: Site, req: ApiRequest): Answer {
+/** The routing table of the API. Anything else under /api/ and /service-api/ is a JSON 404. */
+function apiRoute(req: ApiRequest, files: ReleaseFiles): ApiResponse | Promise<ApiResponse> {
   const path = req.path;
-  if (path === USERS_PATH) return userByQuery(site, req);
+  if (path === USERS_PATH) return userAnswer(req, files, usernameFromQuery(req, 'username'), false);
   if (path.startsWith(USER_PREFIX)) {
     const segment = path.slice(USER_PREFIX.length);
     // One segment only: `/api/v1/users/alice/x.css` must not be a profile an edge would cache as CSS.
     if (segment.includes('/')) return notFound(req);
-    return userByPath(site, req, segment);
+    return userByPath(req, files, segment);
   }
-  if (path === CREATORS_PATH) return creators(site, req);
-  if (path === AVATAR_PATH) return avatar(site, req);
-  if (path === DECORATION_PATH) return decoration(site, req);
+  if (path === CREATORS_PATH) return req.search === '' ? creatorsFirstPage(req, files) : creators(req, files);
+  if (path === AVATAR_PATH) return avatar(req, files);
+  if (path === DECORATION_PATH) return decoration(req, files);
   return notFound(req);
 }
 
 /**
- * Method rules, routing, conditional GET and HEAD for any API request. Never throws for any input.
- * Synchronous but for the image routes, so a lookup costs no promise (measured: commit b3f55d0).
+ * The pre-rendered first page of the creators list, with the `Link` header a file cannot carry
+ * (static hosts send it from a `_headers` rule: src/build/static-host-headers.ts).
  */
-export function dispatch(site: Site, req: ApiRequest): Answer {
+async function creatorsFirstPage(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
+  const file = await files.read(CREATORS_FILE);
+  if (!file) return creators(req, files);
+  const { links } = JSON.parse(new TextDecoder().decode(file)) as { links?: PageLinks };
+  return staticAnswer(file, { ...staticFileHeaders(CREATORS_PATH, ''), ...(links && pageLinkHeaders(links)) });
+}
+
+/** Strong ETags of file bytes, computed once per bytes object (a reader that caches returns the same one). */
+const etags = new WeakMap<Uint8Array, string>();
+function etagOfBytes(bytes: Uint8Array): string {
+  let etag = etags.get(bytes);
+  if (etag === undefined) etags.set(bytes, etag = etagOf(bytes));
+  return etag;
+}
+
+function staticAnswer(bytes: Uint8Array, headers: Readonly<Record<string, string>>): ApiResponse {
+  return { status: 200, headers: { ...headers, etag: etagOfBytes(bytes) }, body: bytes };
+}
+
+/** The build file at a decoded address, with the headers the policy gives it; undefined when there is none. */
+async function staticFile(files: ReleaseFiles, address: string): Promise<ApiResponse | undefined> {
+  for (const file of filesAt(address)) {
+    const bytes = await files.read(file);
+    if (!bytes) continue;
+    const slash = file.lastIndexOf('/');
+    const dot = file.lastIndexOf('.');
+    return staticAnswer(bytes, staticFileHeaders(address, dot > slash ? file.slice(dot) : ''));
+  }
+  return undefined;
+}
+
+/** The host a request was sent to, lowercase, without port or trailing dot; undefined when it is not a host name. */
+function hostOf(req: ApiRequest): string | undefined {
+  const raw = req.header('host');
+  if (!raw || raw.length > 260) return undefined;
+  const host = raw.toLowerCase().replace(/:\d{1,5}$/, '').replace(/\.$/, '');
+  return HOST_PATTERN.test(host) ? host : undefined;
+}
+
+/**
+ * The profile page a custom domain serves at `/`, or undefined. Only the page: every other address
+ * on that host, and every address in an answer (from SITE_URL), stays the same as on any host.
+ */
+async function customDomainPage(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse | undefined> {
+  const host = hostOf(req);
+  const username = host && await lookup(files, 'domains', host);
+  if (!username) return undefined;
+  const page = await files.read(`p/${username}.html`);
+  return page && staticAnswer(page, HTML_HEADERS);
+}
+
+async function notFoundHtml(files: ReleaseFiles): Promise<ApiResponse> {
+  return notFoundPage(await files.read(NOT_FOUND_PAGE_FILE) ?? '<!doctype html><title>Not found</title><h1>Not found</h1>');
+}
+
+function safeDecode(p: string): string | undefined {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every request, before conditional GET and HEAD: see the module comment. */
+async function route(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
+  const path = req.path;
+  if (isApiPath(path)) {
+    // The user files and the creators list's first page are read by the API routes, which know them.
+    if (req.search === '' && !path.startsWith(USER_PREFIX) && path !== CREATORS_PATH) {
+      const decoded = safeDecode(path);
+      const file = decoded !== undefined && await staticFile(files, decoded);
+      if (file) return file;
+    }
+    return apiRoute(req, files);
+  }
+  const decoded = safeDecode(path);
+  if (decoded === undefined) return notFoundHtml(files);
+  if (decoded === '/') {
+    const page = await customDomainPage(req, files);
+    if (page) return page;
+  }
+  const file = await staticFile(files, decoded);
+  if (file) return file;
+  // `/p/ALICE` and `/p/alice/` are the page of alice: a permanent redirect keeps one address per page.
+  if (decoded.startsWith('/p/')) {
+    const wanted = foldAscii(decoded.replace(/\/+$/, ''));
+    if (wanted !== decoded && filesAt(wanted).length && await staticFile(files, wanted)) return permanentRedirect(wanted);
+  }
+  return notFoundHtml(files);
+}
+
+/**
+ * Method rules, routing, conditional GET and HEAD for any request. Never throws for a request; a
+ * failing `files.read` rejects, and the caller answers a 500.
+ */
+export async function answer(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
   if (req.method === 'OPTIONS') return preflight();
   if (!isReadMethod(req.method)) return methodNotAllowed(req);
-  const answer = route(site, req);
-  return answer instanceof Promise ? answer.then((r) => finish(req, r)) : finish(req, answer);
+  return finish(req, await route(req, files));
+}
+
+/** The handler as a Web-standard function: `Request -> Response`, for Cloudflare Workers and Astro routes. */
+export async function handle(request: Request, files: ReleaseFiles): Promise<Response> {
+  return toWebResponse(await answer(fromWebRequest(request), files));
 }

@@ -8,7 +8,9 @@ import { AVATAR_PATH, CREATORS_PATH, DECORATION_PATH, USERS_PATH, creatorsAnswer
 import { ALLOWED_METHODS, CACHE_CONTROL, COMMON_HEADERS, NO_STORE, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS } from '../http/headers.ts';
 import { MAX_TARGET_BYTES } from '../http/request.ts';
 import { errorJson, requestError, serverError, successJson, type ApiResponse } from '../http/response.ts';
-import type { Site } from './site.ts';
+import type { SiteIndex } from '../model/site-index.ts';
+import { creatorsRows } from './release-files.ts';
+import { sortedCreators } from '../model/creators-list.ts';
 
 type Json = Record<string, unknown>;
 
@@ -47,12 +49,11 @@ interface ReadRoute {
   responses: Record<string, Json>;
 }
 
-export function buildOpenApi(site: Site): Json {
-  const timestamp = site.builtAt;
+export function buildOpenApi(index: SiteIndex): Json {
+  const timestamp = index.builtAt;
   // The first profile that shows most of the object (a decoration, socials, active), else the first.
   let sampleUser: PublicUser | undefined;
-  for (const entry of site.users()) {
-    const user = JSON.parse(entry.data.toString('utf8')) as PublicUser;
+  for (const user of index.users) {
     sampleUser ??= user;
     if (user.avatarDecoration && user.socials.length && user.status === 'active') {
       sampleUser = user;
@@ -61,7 +62,7 @@ export function buildOpenApi(site: Site): Json {
   }
   const name = sampleUser?.username ?? 'alice';
   const userExample = body(successJson(JSON.stringify(sampleUser ?? null), { timestamp, executionTimeMs: 0 }));
-  const creatorsPage = creatorsAnswer(site, { limit: 2, sort: 'featured' }, timestamp, 0);
+  const creatorsPage = creatorsAnswer(sortedCreators(creatorsRows(index).rows), index.siteUrl, { limit: 2, sort: 'featured' }, timestamp, 0);
   const creatorsExample = body(creatorsPage);
   const example = (r: ApiResponse) => {
     const e = body(r);
@@ -172,7 +173,7 @@ export function buildOpenApi(site: Site): Json {
         + 'Errors about the request rather than its URL (unparseable or without `Host`: 400; 414; 431) and failures of the server (500) '
         + `are \`Cache-Control: ${NO_STORE}\`, since a cache keys on the URL alone. Pre-rendered answers carry the build time in \`meta.timestamp\`.`,
     },
-    servers: [{ url: site.siteUrl }],
+    servers: [{ url: index.siteUrl }],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     // Nothing needs a key: an empty list says so, rather than leaving it unsaid.
     security: [],

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { buildTimeFromEnv, siteUrlFromEnv } from '../config.ts';
 import { contentDirFromEnv, loadContent } from '../content/load.ts';
 import { formatProblem } from '../content/problems.ts';
-import { Site } from '../api/site.ts';
+import { IndexFiles } from '../api/index-files.ts';
 import { buildSiteIndex, type SiteIndex } from '../model/site-index.ts';
 
 /** Where the build script leaves the index for the pages: a global symbol, since Astro loads its own copy of this module. */
@@ -40,10 +40,10 @@ export function shouldRenderPage(username: string): boolean {
   return only ? only.has(username) : true;
 }
 
-let cached: { index: SiteIndex; site?: Site } | undefined;
+let cached: { index: SiteIndex; files?: IndexFiles } | undefined;
 
 function fromContent(): SiteIndex {
-  const { content, problems } = loadContent(contentDirFromEnv());
+  const { content, problems } = loadContent(contentDirFromEnv(), { siteUrl: siteUrlFromEnv() });
   if (problems.length) throw new Error(`The content has ${problems.length} problem(s):\n${problems.map((p) => formatProblem(p)).join('\n')}`);
   return buildSiteIndex(content, { siteUrl: siteUrlFromEnv(), builtAt: buildTimeFromEnv() });
 }
@@ -56,10 +56,10 @@ export function getSiteIndex(): SiteIndex {
   return cached.index;
 }
 
-/** The Site of the content being built (or served by `astro dev`); media straight from the content folder. */
-export function getSite(): Site {
+/** The content being built (or served by `astro dev`) as a release's files; media straight from the content folder. */
+export function getReleaseFiles(): IndexFiles {
   const index = getSiteIndex();
   const dir = contentDirFromEnv();
-  cached!.site ??= new Site(index, { avatars: path.join(dir, 'avatars'), decorations: path.join(dir, 'decorations') });
-  return cached!.site;
+  cached!.files ??= new IndexFiles(index, { avatars: path.join(dir, 'avatars'), decorations: path.join(dir, 'decorations') });
+  return cached!.files;
 }

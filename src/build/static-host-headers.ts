@@ -9,7 +9,7 @@
 // later is covered without editing this module.
 import fs from 'node:fs';
 import path from 'node:path';
-import { CACHE_CONTROL, COMMON_HEADERS, IMMUTABLE_CACHE_CONTROL, NOT_SERVED, addressOf, staticHostRuleHeaders } from '../http/headers.ts';
+import { CACHE_CONTROL, COMMON_HEADERS, IMMUTABLE_CACHE_CONTROL, addressOf, isServedFile, staticHostRuleHeaders } from '../http/headers.ts';
 
 export const HEADERS_FILE = '_headers';
 
@@ -20,7 +20,7 @@ type Headers = Record<string, string>;
  * and `byAddress` headers that depend on a file's content rather than its kind (`answerOnlyHeaders`).
  */
 export function staticHostHeaders(files: readonly string[], byAddress: Readonly<Record<string, Headers>> = {}): string {
-  const served = files.filter((f) => !NOT_SERVED.has(f)).sort();
+  const served = files.filter(isServedFile).sort();
   const rules = new Map<string, Headers>();
   const add = (pattern: string, headers: Headers) => {
     if (Object.keys(headers).length) rules.set(pattern, { ...rules.get(pattern), ...headers });

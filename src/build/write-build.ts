@@ -3,9 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { CREATORS_PATH, USERS_PATH, prerenderedCreators, prerenderedUserBody } from '../api/handler.ts';
+import { CREATORS_PATH, USERS_PATH } from '../api/handler.ts';
+import { prerenderedCreators, prerenderedUserBody, userData } from '../api/prerendered.ts';
+import { lookupFiles } from '../api/release-files.ts';
 import { answerOnlyHeaders } from '../http/headers.ts';
-import { Site } from '../api/site.ts';
 import { ContentReader } from '../content/read-file.ts';
 import { buildLayout } from './layout.ts';
 import type { SiteIndex } from '../model/site-index.ts';
@@ -24,13 +25,13 @@ const USERS_PER_BATCH = 1_000;
  * Writes every user's pre-rendered answer to `<stagingDir>/<username>` (see `recycleUserFiles`) in
  * a worker thread (user-files-worker.ts says why), in batches, without blocking this thread: the
  * build runs it while Astro renders the pages, and `writeApiFiles` moves the folder into place with
- * one rename. The bytes are `prerenderedUser`'s, which the server answers from memory.
+ * one rename. The bytes are `prerenderedUserBody`'s, which `IndexFiles` makes in memory too.
  * Not an Astro endpoint: one cost more than 20% of build time (docs/design.md).
  */
-export async function writeUserFiles(stagingDir: string, site: Site): Promise<number> {
+export async function writeUserFiles(stagingDir: string, index: SiteIndex): Promise<number> {
   await fs.promises.mkdir(stagingDir, { recursive: true });
   const worker = new Worker(new URL('./user-files-worker.ts', import.meta.url), { workerData: { dir: stagingDir } });
-  const users = site.users();
+  const users = index.users.values();
   let written = 0;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -42,7 +43,7 @@ export async function writeUserFiles(stagingDir: string, site: Site): Promise<nu
         const ends: number[] = [];
         let length = 0;
         for (let next = users.next(); !next.done; next = users.next()) {
-          const body = prerenderedUserBody(site, next.value.data);
+          const body = prerenderedUserBody(index.builtAt, userData(next.value));
           names.push(next.value.username);
           parts.push(body as Buffer);
           ends.push(length += body.length);
@@ -75,8 +76,9 @@ export async function writeUserFiles(stagingDir: string, site: Site): Promise<nu
     await worker.terminate();
   }
   // Recycled files of profiles that are gone.
+  const names = new Set(index.users.map((u) => u.username));
   for (const name of await fs.promises.readdir(stagingDir)) {
-    if (!site.user(name)) await fs.promises.rm(path.join(stagingDir, name), { recursive: true, force: true });
+    if (!names.has(name)) await fs.promises.rm(path.join(stagingDir, name), { recursive: true, force: true });
   }
   return written;
 }
@@ -96,8 +98,11 @@ export function recycleUserFiles(retiredRelease: string | undefined, stagingDir:
   return true;
 }
 
-/** Adds the API files (from `usersStaging`, see `writeUserFiles`), media, the site index and `_headers` to Astro's output. */
-export function writeApiFiles(outDir: string, index: SiteIndex, site: Site, usersStaging: string, contentDir: string): WriteStats {
+/**
+ * Adds the API files (from `usersStaging`, see `writeUserFiles`), media, the handler's lookup
+ * files, the site index and `_headers` to Astro's output.
+ */
+export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: string, contentDir: string): WriteStats {
   const layout = buildLayout(outDir);
   const usersDir = path.join(layout.client, ...USERS_PATH.split('/').filter(Boolean));
   fs.mkdirSync(path.dirname(usersDir), { recursive: true });
@@ -105,8 +110,14 @@ export function writeApiFiles(outDir: string, index: SiteIndex, site: Site, user
   const creatorsFile = path.join(layout.client, ...CREATORS_PATH.split('/').filter(Boolean));
   fs.mkdirSync(path.dirname(creatorsFile), { recursive: true });
   // The default page of the list: the same answer `?limit=50&sort=featured` gets on demand.
-  const creators = prerenderedCreators(site);
+  const creators = prerenderedCreators(index);
   fs.writeFileSync(creatorsFile, creators.body as string);
+  // What the on-demand handler looks up (src/api/release-files.ts): small files, not an index in memory.
+  for (const [file, text] of lookupFiles(index)) {
+    const to = path.join(layout.client, ...file.split('/'));
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.writeFileSync(to, text);
+  }
 
   let mediaFiles = 0;
   // Read as content is (src/content/read-file.ts): never through a link, within the image size

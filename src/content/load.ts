@@ -39,23 +39,23 @@ export interface LoadResult {
 export const contentDirFromEnv = (env: NodeJS.ProcessEnv = process.env) => path.resolve(env.CONTENT_DIR || 'content');
 
 /** Loads the content in this thread, parsing every file: for small folders, tests and the dev server. */
-export function loadContent(dir: string): LoadResult {
+export function loadContent(dir: string, site: SiteOptions = {}): LoadResult {
   const scan = scanContent(dir);
   const parsed = scan.profileFiles.map(({ username, file }): ParsedProfile => {
     const read = scan.reader.read(file, YAML_LIMIT);
     return read.ok ? parseProfileFile(username, file, read.bytes.toString('utf8')) : { ok: false, username, problems: read.problems };
   });
-  return assemble(scan, parsed);
+  return assemble(scan, parsed, site);
 }
 
 /**
  * The same result as `loadContent`, for the build and `npm run check`: profile files whose bytes
  * are in the validation cache are not parsed again, and the rest are parsed on every core.
  */
-export async function loadContentFast(dir: string, options: ParseOptions): Promise<LoadResult & { stats: ParseStats }> {
+export async function loadContentFast(dir: string, options: ParseOptions & SiteOptions): Promise<LoadResult & { stats: ParseStats }> {
   const scan = scanContent(dir);
   const { parsed, stats } = await parseProfiles(scan.profileFiles, options, (file) => scan.reader.read(file, YAML_LIMIT));
-  return { ...assemble(scan, parsed), stats };
+  return { ...assemble(scan, parsed, options), stats };
 }
 
 interface Scan {
@@ -150,10 +150,20 @@ function scanContent(dir: string): Scan {
   return { content, problems, warnings, reader, profileFiles, creatorFiles, avatars, profileNames, refusedFolders, hasViews: listed('stats').includes('views.yaml') };
 }
 
+/** What the content is checked against beyond itself. */
+export interface SiteOptions {
+  /** The site's public address (SITE_URL): no profile may claim its host as a custom domain. */
+  siteUrl?: string;
+}
+
 /** The checks across files, the creators and the view counts, on the parsed profiles. */
-function assemble(scan: Scan, parsed: ParsedProfile[]): LoadResult {
+function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}): LoadResult {
   const { content, problems, warnings, avatars } = scan;
   const { dir } = content;
+  const siteHost = site.siteUrl ? new URL(site.siteUrl).hostname : undefined;
+  // A custom domain serves one profile at `/` (src/api/handler.ts): two claims, or the site's own
+  // host, would make `/` answer a page its owner did not choose.
+  const domains = new Map<string, string>();
   for (let i = 0; i < parsed.length; i++) {
     const r = parsed[i]!;
     const { file } = scan.profileFiles[i]!;
@@ -168,6 +178,18 @@ function assemble(scan: Scan, parsed: ParsedProfile[]): LoadResult {
       const near = closest(p.decoration, content.decorations.keys());
       problems.push({ file, ...r.places.decoration, keyPath: 'decoration', message: `no decoration \`${p.decoration}\` in \`decorations/\``, hint: near ? `did you mean \`${near}\`?` : `add decorations/${p.decoration}.yaml or remove the key` });
       continue;
+    }
+    if (p.customDomain) {
+      const taken = domains.get(p.customDomain);
+      if (taken || p.customDomain === siteHost) {
+        problems.push({
+          file, ...r.places.customDomain, keyPath: 'customDomain',
+          message: taken ? `the custom domain \`${p.customDomain}\` is already \`${path.basename(taken, '.yaml')}\`'s` : `\`${p.customDomain}\` is this site's own host (SITE_URL), not a custom domain`,
+          hint: taken ? `a domain serves one profile: remove the key here or in ${path.relative(dir, taken)}` : 'remove the key: the profile is at /p/<username> on this site already',
+        });
+        continue;
+      }
+      domains.set(p.customDomain, file);
     }
     content.profiles.set(r.username, p);
   }

@@ -20,7 +20,7 @@ export type PublicProfile = Omit<Profile, 'private'>;
 type Place = { line?: number; column?: number };
 
 export type ParsedProfile =
-  | { ok: true; username: string; profile: PublicProfile; places: { avatar?: Place; decoration?: Place } }
+  | { ok: true; username: string; profile: PublicProfile; places: { avatar?: Place; decoration?: Place; customDomain?: Place } }
   | { ok: false; username: string; problems: ContentProblem[] };
 
 export interface ProfileFile {
@@ -37,9 +37,10 @@ export function parseProfileFile(username: string, file: string, source: string)
   const r = parseYamlFile(file, source, ProfileSchema);
   if (!r.ok) return { ok: false, username, problems: r.problems };
   const { private: _notes, ...profile } = r.value;
-  const places: { avatar?: Place; decoration?: Place } = {};
+  const places: { avatar?: Place; decoration?: Place; customDomain?: Place } = {};
   if (profile.avatar !== undefined) places.avatar = r.locate(['avatar']);
   if (profile.decoration !== undefined) places.decoration = r.locate(['decoration']);
+  if (profile.customDomain !== undefined) places.customDomain = r.locate(['customDomain']);
   return { ok: true, username, profile, places };
 }
 

@@ -218,3 +218,30 @@ function openedPath(fd: number): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * A file's bytes, or undefined: never through a link as the file itself (O_NOFOLLOW), only a
+ * regular file (checked on the open descriptor, so a FIFO cannot hang a request), at most
+ * `maxBytes` (one byte more than fstat said is read at most: a file that grew since is refused,
+ * never read whole).
+ */
+export async function readRegularFile(file: string, maxBytes: number): Promise<Buffer | undefined> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, fs.constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile() || st.size > maxBytes) return undefined;
+    const buf = Buffer.allocUnsafe(st.size + 1);
+    let length = 0;
+    for (let n; length < buf.length && (n = (await handle.read(buf, length, buf.length - length, length)).bytesRead) > 0;) length += n;
+    return length > st.size ? undefined : buf.subarray(0, length);
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}

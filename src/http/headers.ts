@@ -138,6 +138,31 @@ export function addressOf(file: string): string {
 /** Files a static host uses itself rather than serving at their own address. */
 export const NOT_SERVED: ReadonlySet<string> = new Set(['_headers', '_redirects', '404.html', '500.html']);
 
+/** Folders of the build only the on-demand handler reads (src/api/release-files.ts `LOOKUP_DIR`). */
+const NOT_SERVED_DIRS = ['_lookup/'];
+
+/** Whether a build file (relative to the client folder, with `/`) is served at its address. */
+export const isServedFile = (file: string) => !NOT_SERVED.has(file) && !NOT_SERVED_DIRS.some((d) => file.startsWith(d));
+
+// A segment of an address that may name a build file: no `.` or `..`, no hidden name, no
+// separator, control character or NUL, at most 255 bytes (a file name's limit).
+const SAFE_SEGMENT = /^[^./\\\u0000-\u001f\u007f][^/\\\u0000-\u001f\u007f]{0,254}$/;
+
+/**
+ * The build files (paths relative to the client folder) that could be served at a decoded
+ * `address`, most likely first: the inverse of `addressOf`, and nothing else. A file is served only
+ * at its own address (`p/alice.html` at `/p/alice`, never at `/p/alice.html`), so every page has
+ * one address; an address with an unsafe segment has no file, so no request reaches outside the
+ * folder whatever it holds.
+ */
+export function filesAt(address: string): string[] {
+  if (address === '/') return ['index.html'];
+  const rel = address.slice(1);
+  if (address.charCodeAt(0) !== 47 || !rel.split('/').every((s) => SAFE_SEGMENT.test(s))) return [];
+  const candidates = isApiAddress(address) ? [rel] : [`${rel}.html`, rel, `${rel}/index.html`];
+  return candidates.filter((f) => addressOf(f) === address && isServedFile(f));
+}
+
 /** One frozen object per kind of file: 200,000 files share a handful. */
 const STATIC_BY_KIND = new Map<string, Headers>();
 

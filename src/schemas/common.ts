@@ -4,6 +4,9 @@ import { z } from 'astro/zod';
 export const USERNAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 export const USERNAME_RULE = '1 to 32 characters of a-z, 0-9, `_` and `-`, starting with a letter or digit';
 
+/** A bare host name in lowercase (`alice.example.com`): a profile's custom domain, and the Host the handler looks up. */
+export const HOST_PATTERN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
 /** The id of a decoration: its file name in `content/decorations/`. */
 export const DECORATION_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 

@@ -1,12 +1,11 @@
 import { z } from 'astro/zod';
-import { DECORATION_ID_PATTERN, DateTimeSchema, IMAGE_FILE_PATTERN, IMAGE_TYPES, NOT_EMPTY, charLength, text } from './common.ts';
+import { DECORATION_ID_PATTERN, DateTimeSchema, HOST_PATTERN, IMAGE_FILE_PATTERN, IMAGE_TYPES, NOT_EMPTY, charLength, text } from './common.ts';
 
 /** The badges a profile can carry, in the order they are listed in answers. */
 export const BADGES = ['verified', 'official', 'helper'] as const;
 export type Badge = (typeof BADGES)[number];
 
 /** A bare host name: labels of letters, digits and `-`, at least one dot, no scheme, path or port. */
-const HOST_PATTERN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const HOST_RULE = 'must be a bare host name like `alice.example.com`: no `https://`, path or port';
 const URL_RULE = 'must be a full `https://` or `http://` address, like `https://github.com/alice`';
 

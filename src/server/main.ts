@@ -45,10 +45,9 @@ server.once('error', (e: NodeJS.ErrnoException) => {
   process.exit(1);
 });
 server.listen(port, host, () => {
-  const { site, files } = app;
   // The bound port, so PORT=0 (any free port) can be used by tests.
   const bound = (server.address() as import('node:net').AddressInfo).port;
-  console.log(`Serving ${site.userCount} profiles (${files.size} files, built ${site.builtAt}) on http://${host.includes(':') ? `[${host}]` : host}:${bound}`);
+  console.log(`Serving the build of ${app.release.builtAt} on http://${host.includes(':') ? `[${host}]` : host}:${bound}`);
 });
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, async () => {

@@ -1,27 +1,22 @@
 // One release as the server holds it, and how the server notices a new one. `<DIST_DIR>` is a link
-// to a release folder (src/build/releases.ts); a release is loaded whole from its real path (index,
-// file list, 404 page, Astro's handler) before any request sees it, and a request keeps the release
-// it started with to the end: its files are read from that folder, never through the link, so it
-// never mixes two releases, and a file listed is a file there (kept releases are never modified).
+// to a release folder (src/build/releases.ts); a release is opened by its real path, and a request
+// keeps the release it started with to the end: its files are read from that folder, never through
+// the link, so it never mixes two releases (kept releases are never modified).
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Site, loadBuiltSite } from '../api/site.ts';
 import { buildLayout } from '../build/layout.ts';
-import { StaticFiles } from './static-files.ts';
-
-export type AstroHandler = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void, locals: object) => Promise<void>;
+import { RELEASE_INFO_FILE } from '../build/releases.ts';
+import { DiskFiles } from './disk-files.ts';
 
 export interface LoadedRelease {
   /** The release folder's real path (not the link). */
   dir: string;
   /** What `releaseKey` said when it was loaded: a different key is a different release. */
   key: string;
-  site: Site;
-  files: StaticFiles;
-  notFoundHtml: Buffer;
-  astro: AstroHandler | undefined;
+  /** When the release was built (its release.json), for the server's log. */
+  builtAt: string;
+  /** Its public files, read by the handler from this folder only. */
+  files: DiskFiles;
 }
 
 /** The real folder `distDir` leads to and its site index's identity; undefined when there is none. */
@@ -35,49 +30,25 @@ export function releaseKey(distDir: string): string | undefined {
   }
 }
 
-export async function loadRelease(distDir: string): Promise<LoadedRelease> {
+/**
+ * A release, ready to serve: nothing is read ahead (the handler reads what each request needs), so
+ * loading costs the same at any number of profiles; the 404 page is read once to check the
+ * release is whole before any request sees it.
+ */
+export async function loadRelease(distDir: string, fileCacheBytes?: number): Promise<LoadedRelease> {
   const key = releaseKey(distDir);
   if (!key) throw new Error(`No build in ${distDir}: run \`npm run build\` first (or \`npm start\`, which builds and serves).`);
   const dir = key.split('\0')[0]!;
-  const layout = buildLayout(dir);
-  const site = loadBuiltSite(dir);
-  const files = new StaticFiles(layout.client);
-  const notFoundHtml = files.notFoundPage ? fs.readFileSync(files.notFoundPage) : Buffer.from('<!doctype html><title>Not found</title><h1>Not found</h1>');
-  return { dir, key, site, files, notFoundHtml, astro: await astroHandlerOf(dir) };
+  const files = new DiskFiles(buildLayout(dir).client, fileCacheBytes);
+  if (!await files.read('404.html')) throw new Error(`The build in ${dir} has no 404 page: it is not a whole build.`);
+  return { dir, key, builtAt: builtAtOf(dir), files };
 }
 
-/**
- * Astro's request handler of a release. Node never unloads an ES module, and each import of a
- * bundle's entry also adds a process-wide `unhandledRejection` listener (@astrojs/node
- * `createAppHandler`): importing every release's bundle grew the process by one module graph and
- * one listener per rebuild. Releases built from the same code (the page manifest's fingerprint:
- * sources, config, lockfile, SITE_URL; src/build/page-reuse.ts) share one handler, so content
- * rebuilds cost nothing; a release of new code loads its own, and the listener of the handler it
- * replaces is removed. The cost is one module graph per code version the process has served.
- * A shared handler reads its error pages and `/_image` sources from the release it came from,
- * the same bytes under the same fingerprint; our server answers every other path itself.
- */
-async function astroHandlerOf(dir: string): Promise<AstroHandler | undefined> {
-  const layout = buildLayout(dir);
-  const entry = path.join(layout.server, 'entry.mjs');
-  if (!fs.existsSync(entry)) return undefined;
-  const fingerprint = codeFingerprint(layout.pageManifest);
-  if (fingerprint && loadedHandler?.fingerprint === fingerprint) return loadedHandler.handler;
-  const before = new Set(process.listeners('unhandledRejection'));
-  const handler = (await import(pathToFileURL(entry).href) as { handler: AstroHandler }).handler;
-  const added = process.listeners('unhandledRejection').filter((l) => !before.has(l));
-  if (loadedHandler) for (const l of loadedHandler.listeners) process.off('unhandledRejection', l);
-  loadedHandler = { fingerprint, handler, listeners: added };
-  return handler;
-}
-
-let loadedHandler: { fingerprint: string | undefined; handler: AstroHandler; listeners: NodeJS.UnhandledRejectionListener[] } | undefined;
-
-function codeFingerprint(manifestFile: string): string | undefined {
+function builtAtOf(dir: string): string {
   try {
-    return (JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { fingerprint?: string }).fingerprint;
+    return (JSON.parse(fs.readFileSync(path.join(dir, RELEASE_INFO_FILE), 'utf8')) as { builtAt?: string }).builtAt ?? 'an unknown time';
   } catch {
-    return undefined;
+    return 'an unknown time';
   }
 }
 

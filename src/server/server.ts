@@ -1,53 +1,50 @@
-// The server for a build folder: static files with the contract's headers, the on-demand API,
-// case redirects for pages, and Astro's request handler (@astrojs/node, middleware mode) for any
-// on-demand Astro page. Every answer gets the common headers, errors included.
+// The server for a build folder: the request limits of a Node server (target length, Host, what
+// Node's parser refuses), then the on-demand handler (src/api/handler.ts), which answers every
+// request from the release's files: static files with the contract's headers, the API, redirects,
+// custom domains and the 404 page. Every answer gets the common headers, errors included.
 import http from 'node:http';
-import { CREATORS_PATH, USER_PREFIX, dispatch, isApiPath, prerenderedCreators, prerenderedUser } from '../api/handler.ts';
-import { foldAscii } from '../schemas/common.ts';
-import { ASTRO_PAGE_HEADERS } from '../http/headers.ts';
-import {
-  finish, isReadMethod, methodNotAllowed, notFoundPage, permanentRedirect, preflight, requestError, serverError, type ApiResponse,
-} from '../http/response.ts';
-import { MAX_TARGET_BYTES, splitTarget, type ApiRequest } from '../http/request.ts';
-import type { Site } from '../api/site.ts';
-import type { StaticFiles } from './static-files.ts';
+import { answer } from '../api/handler.ts';
+import { requestError, serverError, type ApiResponse } from '../http/response.ts';
+import { MAX_TARGET_BYTES, splitTarget } from '../http/request.ts';
 import { loadRelease, releaseKey, watchRelease, type LoadedRelease } from './release.ts';
 
 export interface SiteServer {
   server: http.Server;
-  /** The build being served now: it changes when a new build is swapped in. */
-  readonly site: Site;
-  readonly files: StaticFiles;
+  /** The release being served now: it changes when a new build is swapped in. */
+  readonly release: LoadedRelease;
   /** Stops watching for new builds (the server itself is closed by its owner). */
   unwatch(): void;
 }
 
-export async function createSiteServer(distDir: string): Promise<SiteServer> {
-  let current = await loadRelease(distDir);
+export interface SiteServerOptions {
+  /** Bytes of file bodies kept in memory per release (src/server/disk-files.ts). */
+  fileCacheBytes?: number;
+}
+
+export async function createSiteServer(distDir: string, options: SiteServerOptions = {}): Promise<SiteServer> {
+  let current = await loadRelease(distDir, options.fileCacheBytes);
   const stopWatching = watchRelease(distDir, () => void switchRelease());
   let loading: Promise<void> | undefined;
   let again = false;
 
-  // `npm run build` switches the link to a new release; the server loads it whole, then switches
-  // to it between requests (requests under way keep the one they started with). A release that
-  // fails to load leaves the running one in place.
+  // `npm run build` switches the link to a new release; the server opens it, then switches to it
+  // between requests (requests under way keep the one they started with). A release that fails to
+  // open leaves the running one in place.
   async function switchRelease(): Promise<void> {
     if (loading) { again = true; return; }
     const key = releaseKey(distDir);
     if (!key || key === current.key) return;
-    loading = loadRelease(distDir)
+    loading = loadRelease(distDir, options.fileCacheBytes)
       .then((next) => {
         current = next;
-        console.log(`Now serving the build of ${next.site.builtAt} (${next.site.userCount} profiles) from ${next.dir}.`);
+        console.log(`Now serving the build of ${next.builtAt} from ${next.dir}.`);
       })
-      .catch((e: unknown) => console.error(`A new build could not be loaded; still serving the build of ${current.site.builtAt}: ${(e as Error).message}`))
+      .catch((e: unknown) => console.error(`A new build could not be loaded; still serving the build of ${current.builtAt}: ${(e as Error).message}`))
       .finally(() => {
         loading = undefined;
         if (again) { again = false; void switchRelease(); }
       });
   }
-
-  const notFound = (req: ApiRequest, release: LoadedRelease): ApiResponse => finish(req, notFoundPage(release.notFoundHtml));
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const target = req.url ?? '/';
@@ -57,42 +54,7 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
     }
     const request = splitTarget(req.method ?? 'GET', target, (name) => headerOf(req, name), performance.now());
     // Pinned: the whole request is answered from this release, even if another is switched in meanwhile.
-    const release = current;
-    const { site, files, astro } = release;
-    if (request.method === 'OPTIONS') return send(res, preflight());
-    if (!isReadMethod(request.method)) return send(res, methodNotAllowed(request));
-
-    const decoded = request.path.includes('%') ? safeDecode(request.path) : request.path;
-    // An API address with a query is answered on demand (`/service-api/v1/creators?limit=10`), even
-    // where the bare address is a pre-rendered file.
-    const onDemand = request.search !== '' && isApiPath(request.path);
-    if (decoded !== undefined && !onDemand) {
-      // A user's pre-rendered answer and the creators list's first page come from memory, the same
-      // bytes as their files (src/api/handler.ts `prerenderedUser`, `prerenderedCreators`).
-      const prerendered = decoded.startsWith(USER_PREFIX) ? prerenderedUser(site, decoded.slice(USER_PREFIX.length))
-        : decoded === CREATORS_PATH ? prerenderedCreators(site) : undefined;
-      if (prerendered) return send(res, finish(request, prerendered));
-      const file = files.cached(decoded) ?? (files.has(decoded) ? await files.load(decoded) : undefined);
-      if (file) return send(res, finish(request, { status: 200, headers: file.headers, body: file.body }));
-    }
-    if (isApiPath(request.path)) {
-      const answer = dispatch(site, request);
-      return send(res, answer instanceof Promise ? await answer : answer);
-    }
-
-    // `/p/ALICE` and `/p/alice/` are the page of alice: a permanent redirect keeps one address per page.
-    if (decoded?.startsWith('/p/')) {
-      const wanted = foldAscii(decoded.replace(/\/+$/, ''));
-      if (wanted !== decoded && files.has(wanted)) {
-        return send(res, permanentRedirect(wanted));
-      }
-    }
-    if (astro && decoded !== undefined && !decoded.startsWith('/p/')) {
-      // Astro answers its own on-demand pages; it calls `next` when it has none for this path.
-      for (const [k, v] of Object.entries(ASTRO_PAGE_HEADERS)) res.setHeader(k, v);
-      return astro(req, res, () => send(res, notFound(request, release)), { site });
-    }
-    return send(res, notFound(request, release));
+    send(res, await answer(request, current.files));
   }
 
   // A missing Host is answered by us (a JSON 400 with our headers), not by Node's bare 400.
@@ -110,8 +72,7 @@ export async function createSiteServer(distDir: string): Promise<SiteServer> {
   });
   return {
     server,
-    get site() { return current.site; },
-    get files() { return current.files; },
+    get release() { return current; },
     unwatch: stopWatching,
   };
 }
@@ -150,12 +111,4 @@ function rawAnswer(r: ApiResponse): string {
 function headerOf(req: http.IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v.join(', ') : v;
-}
-
-function safeDecode(p: string): string | undefined {
-  try {
-    return decodeURIComponent(p);
-  } catch {
-    return undefined;
-  }
 }

@@ -3,12 +3,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import { dispatch } from '../../src/api/handler.ts';
+import { answer } from '../../src/api/handler.ts';
 import { CreatorsBodySchema, ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
 import { FIXTURE, PRIVATE_MARKERS, bodyJson, bodyText, fixtureSite, request } from '../support/helpers.ts';
 
-const { site, index } = fixtureSite();
-const get = (target: string, init?: Parameters<typeof request>[1]) => dispatch(site, request(target, init));
+const { files, index } = fixtureSite();
+const get = (target: string, init?: Parameters<typeof request>[1]) => answer(request(target, init), files);
 const dataOf = (name: string) => index.users.find((u) => u.username === name);
 
 async function ok(target: string) {
@@ -158,7 +158,7 @@ describe('headers, methods and caching', () => {
   test('HEAD answers like GET without a body', async () => {
     // Arrived "later" than now: executionTimeMs is 0 in both, so the two answers have one length
     // (otherwise 0.012 and 0.1 ms differ by a digit and the test flickers).
-    const atZeroMs = (method: string) => dispatch(site, { ...request('/api/v1/users?username=alice', { method }), startedAt: Infinity });
+    const atZeroMs = (method: string) => answer({ ...request('/api/v1/users?username=alice', { method }), startedAt: Infinity }, files);
     const head = await atZeroMs('HEAD');
     const full = await atZeroMs('GET');
     expect(bodyJson(full).meta.executionTimeMs).toBe(0);

@@ -1,5 +1,5 @@
 // Hostile input. Property-based first: arbitrary Unicode, percent-encoding valid and broken, very
-// long names and queries, repeated and array-style parameters, against `dispatch` (fast, many runs)
+// long names and queries, repeated and array-style parameters, against `answer` (fast, many runs)
 // and against the real server over raw sockets (fewer runs, nothing between the bytes and our
 // code). Then the fixed cases: path traversal, prototype names, cache deception, forwarded
 // headers, and the headers a browser relies on.
@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
-import { dispatch } from '../../src/api/handler.ts';
+import { answer } from '../../src/api/handler.ts';
+import { lookupFile } from '../../src/api/release-files.ts';
 import type { ApiResponse } from '../../src/http/response.ts';
 import { MAX_TARGET_BYTES } from '../../src/http/request.ts';
 import { CreatorsBodySchema, ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
@@ -18,7 +19,7 @@ import { TEST_SITE_URL, ownBuild, type OwnBuild } from '../support/built-server.
 import { PRIVATE_MARKERS, ROOT, bodyText, fixtureSite, request } from '../support/helpers.ts';
 import { rawExchange, rawRequest, type RawResponse } from '../support/raw-http.ts';
 
-const { site, index } = fixtureSite();
+const { files, index } = fixtureSite();
 const USERNAMES = new Set(index.users.map((u) => u.username));
 const DECORATION_FILES = new Set(index.decorationFiles);
 const API_JSON = 'application/json; charset=utf-8';
@@ -181,18 +182,18 @@ function expectApiAnswer(status: number, headers: (name: string) => string | und
   else expect(json.success, what).toBe(true);
 }
 
-const viaDispatch = (target: string, method = 'GET') => dispatch(site, request(target, { method }));
-const dispatchHeaders = (r: ApiResponse) => (name: string) => r.headers[name];
+const viaDispatch = (target: string, method = 'GET') => answer(request(target, { method }), files);
+const answerHeaders = (r: ApiResponse) => (name: string) => r.headers[name];
 
 // ---------------------------------------------------------------------------------------------
 
-describe('hostile requests, at the dispatch level', () => {
+describe('hostile requests, at the handler level', () => {
   test('any name in the path: 200 exactly when its ASCII lowercase is a username', { timeout: PROPERTY_TIMEOUT }, async () => {
     await fc.assert(fc.asyncProperty(encodedArb(ENCODERS, true), async (e) => {
       const target = `/api/v1/users/${e.wire}`;
       const r = await viaDispatch(target);
       const expected = e.broken ? 400 : pathLookupStatus(e.name);
-      expectApiAnswer(r.status, dispatchHeaders(r), bodyText(r.body), target.slice(0, 200), expected);
+      expectApiAnswer(r.status, answerHeaders(r), bodyText(r.body), target.slice(0, 200), expected);
       if (r.status === 200) expect(UserBodySchema.parse(JSON.parse(bodyText(r.body))).data.username).toBe(asciiLower(e.name));
     }), { numRuns: DISPATCH_RUNS });
   });
@@ -201,7 +202,7 @@ describe('hostile requests, at the dispatch level', () => {
     await fc.assert(fc.asyncProperty(queryArb('username', true), async ({ query, given }) => {
       const target = `/api/v1/users?${query}`;
       const r = await viaDispatch(target);
-      expectApiAnswer(r.status, dispatchHeaders(r), bodyText(r.body), target.slice(0, 200), expectedForQuery(given, queryLookupStatus));
+      expectApiAnswer(r.status, answerHeaders(r), bodyText(r.body), target.slice(0, 200), expectedForQuery(given, queryLookupStatus));
     }), { numRuns: DISPATCH_RUNS });
   });
 
@@ -209,7 +210,7 @@ describe('hostile requests, at the dispatch level', () => {
     await fc.assert(fc.asyncProperty(queryArb('u', false), async ({ query, given }) => {
       const target = `/api/avatar?${query}`;
       const r = await viaDispatch(target);
-      expectApiAnswer(r.status, dispatchHeaders(r), bodyText(r.body), target, expectedForQuery(given, queryLookupStatus));
+      expectApiAnswer(r.status, answerHeaders(r), bodyText(r.body), target, expectedForQuery(given, queryLookupStatus));
       if (r.status === 200) expect(r.headers['content-type'], target).toMatch(/^image\//);
     }), { numRuns: DISPATCH_RUNS / 2 });
   });
@@ -218,7 +219,7 @@ describe('hostile requests, at the dispatch level', () => {
     await fc.assert(fc.asyncProperty(queryArb('f', false), async ({ query, given }) => {
       const target = `/api/decoration?${query}`;
       const r = await viaDispatch(target);
-      expectApiAnswer(r.status, dispatchHeaders(r), bodyText(r.body), target, expectedForQuery(given, decorationStatus, 404));
+      expectApiAnswer(r.status, answerHeaders(r), bodyText(r.body), target, expectedForQuery(given, decorationStatus, 404));
     }), { numRuns: DISPATCH_RUNS / 2 });
   });
 
@@ -245,7 +246,7 @@ describe('hostile requests, at the dispatch level', () => {
     await fc.assert(fc.asyncProperty(fc.array(param, { maxLength: 5 }), async (params) => {
       const target = `/service-api/v1/creators?${params.join('&')}`;
       const r = await viaDispatch(target);
-      expectApiAnswer(r.status, dispatchHeaders(r), bodyText(r.body), target.slice(0, 300));
+      expectApiAnswer(r.status, answerHeaders(r), bodyText(r.body), target.slice(0, 300));
       expect([200, 400], target.slice(0, 300)).toContain(r.status);
       if (r.status === 200) CreatorsBodySchema.parse(JSON.parse(bodyText(r.body)));
     }), { numRuns: DISPATCH_RUNS });
@@ -263,7 +264,7 @@ describe('hostile requests, at the dispatch level', () => {
       if (upper === 'OPTIONS') expect(r.status, what).toBe(204);
       else if (upper !== 'GET' && upper !== 'HEAD') expect(r.status, what).toBe(405);
       if (upper === 'HEAD' || upper === 'OPTIONS') expect(r.body, what).toBeNull();
-      else expectApiAnswer(r.status, dispatchHeaders(r), bodyText(r.body), what);
+      else expectApiAnswer(r.status, answerHeaders(r), bodyText(r.body), what);
     }), { numRuns: DISPATCH_RUNS });
   });
 });
@@ -280,7 +281,7 @@ let clientFiles: Buffer[] = [];
 let starting: Promise<void> | undefined;
 /**
  * Starts a server on a copy of the run's build once, for the first group that needs it (the
- * dispatch tests run without): the canaries are planted in the copy, never in the shared build.
+ * handler tests run without): the canaries are planted in the copy, never in the shared build.
  */
 function startServer(): Promise<void> {
   starting ??= (async () => {
@@ -323,7 +324,7 @@ function expectServerAnswer(r: RawResponse, target: string, expectedStatus?: num
 describe('hostile requests, against the real server over raw sockets', () => {
   withServer();
 
-  test('any name in the path or the query: the same rules as dispatch, never a 5xx', { timeout: PROPERTY_TIMEOUT }, async () => {
+  test('any name in the path or the query: the same rules as the handler, never a 5xx', { timeout: PROPERTY_TIMEOUT }, async () => {
     const form = fc.oneof(
       encodedArb(ENCODERS, true).map((e) => ({ target: `/api/v1/users/${e.wire}`, expected: e.broken ? 400 : pathLookupStatus(e.name) })),
       queryArb('username', true).map(({ query, given }) => ({ target: `/api/v1/users?${query}`, expected: expectedForQuery(given, queryLookupStatus) })),
@@ -410,7 +411,7 @@ describe('path traversal', () => {
   const payloads = (depths = [1, 2, 3, 6, 8]) => DOTS.flatMap((dot) => SEPARATORS.flatMap((sep) => depths.map((d) => (sep + dot).repeat(d).slice(sep.length) + sep)));
 
   /** What must never come back: files outside dist/client, content YAML, source, system files. */
-  const SECRETS = [CANARY, ...PRIVATE_MARKERS, '"dependencies"', '"decorationFiles"', 'defineConfig', 'displayName:', 'export async function dispatch', 'root:x:0:0', 'i18nNoLocaleFoundInPath', '"builtAt"'];
+  const SECRETS = [CANARY, ...PRIVATE_MARKERS, '"dependencies"', '"decorationFiles"', 'defineConfig', 'displayName:', 'export async function answer', 'root:x:0:0', 'i18nNoLocaleFoundInPath', '"builtAt"'];
 
   function expectNothingRead(r: RawResponse, target: string) {
     expect(r.status, target).toBeLessThan(500);
@@ -470,7 +471,7 @@ describe('prototype names are ordinary unknown users', () => {
     `/service-api/v1/creators?category=${n}`, `/service-api/v1/creators?sort=${n}`,
   ]);
 
-  test('at the dispatch level: 404 or 400, never 200 or 5xx', async () => {
+  test('at the handler level: 404 or 400, never 200 or 5xx', async () => {
     for (const t of targets) {
       const r = await viaDispatch(t);
       if (t.includes('category=')) {
@@ -478,7 +479,7 @@ describe('prototype names are ordinary unknown users', () => {
         expect(CreatorsBodySchema.parse(JSON.parse(bodyText(r.body))).data, t).toEqual([]);
         continue;
       }
-      expectApiAnswer(r.status, dispatchHeaders(r), bodyText(r.body), t);
+      expectApiAnswer(r.status, answerHeaders(r), bodyText(r.body), t);
       expect([400, 404], t).toContain(r.status);
     }
   });
@@ -642,21 +643,22 @@ describe("the browser's rules", () => {
 
 describe('failures', () => {
   test('an unexpected failure is a JSON 500 that no edge may keep', async () => {
-    // A file of the start-up index that vanished from disk: the one way left to make the server
-    // fail. A server of its own, on a copy of the build, that nothing has asked for the file yet:
-    // it is not in the server's memory cache, whatever other tests ran before.
+    // A release whose lookup table is corrupt: the one way left to make the server fail. A server
+    // of its own, on a copy of the build, that nothing has asked for the file yet: it is not in the
+    // server's memory cache, whatever other tests ran before.
     const own = await ownBuild('hostile-failure');
     onTestFinished(() => own.stop());
-    const file = path.join(own.dist, 'client', 'media', 'avatars', 'alice.png');
+    const file = path.join(own.dist, 'client', ...lookupFile('avatars', 'alice').split('/'));
     const bytes = fs.readFileSync(file);
-    fs.rmSync(file);
-    const r = await rawRequest(own.base, '/media/avatars/alice.png');
+    fs.writeFileSync(file, '{"alice": ');
+    const r = await rawRequest(own.base, '/api/avatar?u=alice');
     expect(r.status).toBe(500);
     expect(r.header('cache-control')).toBe('no-store');
     expectCommonHeaders(r.header, 'the 500');
     ErrorBodySchema.parse(JSON.parse(r.text));
     fs.writeFileSync(file, bytes);
-    expect((await rawRequest(own.base, '/media/avatars/alice.png')).status).toBe(200);
+    // The failure stays with that request: the server goes on answering.
+    expect((await rawRequest(own.base, '/api/avatar?u=bob')).status).toBe(200);
   });
 });
 

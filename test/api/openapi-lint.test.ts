@@ -22,7 +22,7 @@ let file: string;
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-lint-'));
   file = path.join(dir, 'openapi.json');
-  fs.writeFileSync(file, JSON.stringify(buildOpenApi(fixtureSite().site), null, 2));
+  fs.writeFileSync(file, JSON.stringify(buildOpenApi(fixtureSite().index), null, 2));
   fs.writeFileSync(path.join(dir, '.spectral.yaml'), 'extends: ["spectral:oas"]\n');
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -11,8 +11,8 @@ import { sharedBuild } from '../support/built-server.ts';
 import { fixtureSite } from '../support/helpers.ts';
 
 type Json = Record<string, any>;
-const { site } = fixtureSite();
-const doc = buildOpenApi(site) as Json;
+const { index } = fixtureSite();
+const doc = buildOpenApi(index) as Json;
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);

@@ -7,8 +7,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { loadContent, loadContentFast } from '../../src/content/load.ts';
 import { formatProblem } from '../../src/content/problems.ts';
 import { linkPages, planPages, profilePageKey } from '../../src/build/page-reuse.ts';
-import { prerenderedUserBody } from '../../src/api/handler.ts';
-import { Site } from '../../src/api/site.ts';
+import { prerenderedUserBody, userData } from '../../src/api/prerendered.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { recycleUserFiles, writeUserFiles } from '../../src/build/write-build.ts';
 import { FIXTURE } from '../support/helpers.ts';
@@ -149,12 +148,12 @@ describe('reusing unchanged profile pages', () => {
 
 describe('the user API files of a rebuild', () => {
   const usersOf = (dir: string) => path.join(dir, 'client', 'api', 'v1', 'users');
-  const site = () => new Site(buildSiteIndex(loadContent(FIXTURE).content, ctx), { avatars: '/nonexistent', decorations: '/nonexistent' });
+  const site = () => buildSiteIndex(loadContent(FIXTURE).content, ctx);
 
   test('overwrite those of a retired release in place: exact bytes, no stale file, the served build untouched', async () => {
     const target = path.join(tempDir('incremental-users-'), 'dist');
     const s = site();
-    const names = [...s.users()].map((e) => e.username);
+    const names = s.users.map((e) => e.username);
     // The build before last: a longer file for alice (cut to length), a profile since removed.
     fs.mkdirSync(usersOf(`${target}.prev`), { recursive: true });
     fs.writeFileSync(path.join(usersOf(`${target}.prev`), names[0]!), 'x'.repeat(50_000));
@@ -169,7 +168,7 @@ describe('the user API files of a rebuild', () => {
     expect(fs.existsSync(usersOf(`${target}.prev`))).toBe(false);
     expect(await writeUserFiles(staging, s)).toBe(names.length);
     expect(fs.readdirSync(staging).sort()).toEqual([...names].sort());
-    for (const e of s.users()) expect(fs.readFileSync(path.join(staging, e.username)).equals(prerenderedUserBody(s, e.data) as Buffer), e.username).toBe(true);
+    for (const e of s.users) expect(fs.readFileSync(path.join(staging, e.username)).equals(prerenderedUserBody(s.builtAt, userData(e)) as Buffer), e.username).toBe(true);
     expect(fs.statSync(path.join(staging, names[0]!)).ino).toBe(recycledInode);
     expect(fs.readFileSync(path.join(usersOf(target), names[0]!), 'utf8')).toBe('served');
   });
@@ -184,8 +183,8 @@ describe('the user API files of a rebuild', () => {
     fs.writeFileSync(path.join(staging, 'left-by-a-crash'), '{}');
     expect(recycleUserFiles(`${target}.prev`, staging, false)).toBe(false);
     expect(fs.existsSync(path.join(usersOf(`${target}.prev`), 'old'))).toBe(true);
-    expect(await writeUserFiles(staging, s)).toBe(s.userCount);
-    expect(fs.readdirSync(staging)).toHaveLength(s.userCount);
+    expect(await writeUserFiles(staging, s)).toBe(s.users.length);
+    expect(fs.readdirSync(staging)).toHaveLength(s.users.length);
     expect(recycleUserFiles(undefined, staging, true)).toBe(false);
     expect(fs.existsSync(staging)).toBe(false);
   });

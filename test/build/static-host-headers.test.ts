@@ -4,11 +4,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { staticHostHeaders } from '../../src/build/static-host-headers.ts';
-import { NOT_SERVED, addressOf, staticFileHeaders } from '../../src/http/headers.ts';
+import { addressOf, isServedFile, staticFileHeaders } from '../../src/http/headers.ts';
 import { sharedBuild } from '../support/built-server.ts';
 
 /** The address the server serves a file at, or undefined for files only a host reads. */
-const urlPathOf = (file: string) => (NOT_SERVED.has(file) ? undefined : addressOf(file));
+const urlPathOf = (file: string) => (isServedFile(file) ? addressOf(file) : undefined);
 
 const FILES = [
   'index.html', '404.html', 'docs.html', 'favicon.svg', 'openapi.json', '_astro/Base.DUvZ2ETI.css', 'p/alice.html', 'p/bob.html',

@@ -14,12 +14,12 @@ afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true
 function publish(change: (content: string, parent: string) => void) {
   const { parent, content } = copyFixture('write-build');
   made.push(parent);
-  const { index, site } = fixtureSite(content);
+  const { index } = fixtureSite(content);
   change(content, parent);
   const out = path.join(parent, 'out');
   const users = path.join(parent, 'users');
   fs.mkdirSync(users);
-  return { out, write: () => writeApiFiles(out, index, site, users, content) };
+  return { out, write: () => writeApiFiles(out, index, users, content) };
 }
 
 describe('copying images into the build', () => {

@@ -62,6 +62,23 @@ describe('checks across files', () => {
       ]
     `);
   });
+  test('a custom domain serves one profile, and never the site\'s own host', () => {
+    const dir = contentWith({ 'profiles/bob.yaml': 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ncustomDomain: Alice.Example.com\n' });
+    expect(report(dir)).toMatchInlineSnapshot(`
+      [
+        "profiles/bob.yaml:3:15 \`customDomain\`: the custom domain \`alice.example.com\` is already \`alice\`'s
+          hint: a domain serves one profile: remove the key here or in profiles/alice.yaml",
+      ]
+    `);
+    const own = contentWith({ 'profiles/bob.yaml': 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ncustomDomain: profiles.example.net\n' });
+    expect(loadContent(own, { siteUrl: 'https://profiles.example.net' }).problems.map((p) => formatProblem(p, own))).toMatchInlineSnapshot(`
+      [
+        "profiles/bob.yaml:3:15 \`customDomain\`: \`profiles.example.net\` is this site's own host (SITE_URL), not a custom domain
+          hint: remove the key: the profile is at /p/<username> on this site already",
+      ]
+    `);
+    expect(loadContent(own).problems).toEqual([]);
+  });
   test('the decoration exists', () => {
     expect(report(contentWith({ 'profiles/bob.yaml': 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ndecoration: sakra\n' }))).toMatchInlineSnapshot(`
       [

@@ -79,16 +79,13 @@ describe('switching releases under load', () => {
     expect([...names].sort()).toEqual(['Bob', 'Robert']);
   }, 180_000);
 
-  test('releases of the same code share one Astro handler: no listener, no module graph per reload', async () => {
+  test('loading a release reads nothing ahead: each answers from its own folder', async () => {
     const ids = listReleases(service.dist);
     expect(ids.length).toBeGreaterThanOrEqual(2);
-    const before = process.listenerCount('unhandledRejection');
     const loaded = [];
     for (const id of [...ids, ...ids]) loaded.push(await loadRelease(releasePath(service.dist, id)));
-    expect(new Set(loaded.map((l) => l.astro)).size).toBe(1);
-    expect(loaded[0]!.astro).toBeTypeOf('function');
-    expect(process.listenerCount('unhandledRejection')).toBeLessThanOrEqual(before + 1);
-    // Each release still answers from its own folder.
+    // Only the 404 page, read to check the release is whole.
+    for (const l of loaded) expect(l.files.cachedBytes).toBe(fs.statSync(path.join(l.dir, 'client', '404.html')).size);
     expect(new Set(loaded.map((l) => l.dir)).size).toBe(ids.length);
   }, 60_000);
 });

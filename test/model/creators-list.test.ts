@@ -1,16 +1,17 @@
 // The creators directory as a list API: limit, cursors, filters, sorts, and 400s that say what is allowed.
 import { describe, expect, test } from 'vitest';
-import { dispatch, prerenderedCreators } from '../../src/api/handler.ts';
+import { answer } from '../../src/api/handler.ts';
+import { prerenderedCreators } from '../../src/api/prerendered.ts';
+import { IndexFiles } from '../../src/api/index-files.ts';
 import { etagOf } from '../../src/http/response.ts';
 import { loadContent } from '../../src/content/load.ts';
-import { Site } from '../../src/api/site.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { CreatorsBodySchema, ErrorBodySchema } from '../../src/schemas/api.ts';
 import type { Profile } from '../../src/schemas/index.ts';
 import { BUILT_AT, FIXTURE, SITE_URL, bodyJson, request } from '../support/helpers.ts';
 
 /** The fixture plus `extra` generated creators, to page through more than a handful. */
-function siteWithCreators(extra: number): Site {
+function siteWithCreators(extra: number) {
   const { content } = loadContent(FIXTURE);
   for (let i = 0; i < extra; i++) {
     const username = `gen${String(i).padStart(3, '0')}`;
@@ -21,24 +22,26 @@ function siteWithCreators(extra: number): Site {
     content.profiles.set(username, profile);
     content.creators.set(username, { category: ['art', 'music', 'code'][i % 3]!, featured: i % 11 === 0 });
   }
-  return new Site(buildSiteIndex(content, { siteUrl: SITE_URL, builtAt: BUILT_AT }), { avatars: '', decorations: '' });
+  const index = buildSiteIndex(content, { siteUrl: SITE_URL, builtAt: BUILT_AT });
+  return { index, files: new IndexFiles(index, { avatars: '', decorations: '' }) };
 }
 
 const big = siteWithCreators(120);
-const page = async (site: Site, query: string) => {
-  const r = await dispatch(site, request(`/service-api/v1/creators${query}`));
+type Fixture = ReturnType<typeof siteWithCreators>;
+const page = async (site: Fixture, query: string) => {
+  const r = await answer(request(`/service-api/v1/creators${query}`), site.files);
   expect(r.status, query).toBe(200);
   return CreatorsBodySchema.parse(bodyJson(r));
 };
 const bad = async (query: string) => {
-  const r = await dispatch(big, request(`/service-api/v1/creators${query}`));
+  const r = await answer(request(`/service-api/v1/creators${query}`), big.files);
   expect(r.status, query).toBe(400);
   const body = ErrorBodySchema.parse(bodyJson(r));
   expect(body.error.code).toBe('INVALID_PARAMETER');
   return body.error.message;
 };
 /** Follows links.next from `first` to the end. */
-async function walk(site: Site, first: string) {
+async function walk(site: Fixture, first: string) {
   const seen: string[] = [];
   let body = await page(site, first);
   for (;;) {
@@ -126,7 +129,7 @@ describe('creators list', () => {
     let target = '?limit=30&sort=name';
     const seen: string[] = [];
     for (let pages = 0; target && pages < 10; pages++) {
-      const r = await dispatch(big, request(`/service-api/v1/creators${target}`));
+      const r = await answer(request(`/service-api/v1/creators${target}`), big.files);
       const { links } = CreatorsBodySchema.parse(bodyJson(r));
       const expected = [links.next && `<${links.next}>; rel="next"`, links.prev && `<${links.prev}>; rel="prev"`].filter(Boolean);
       if (expected.length) expect(r.headers.link, target).toBe(expected.join(', '));
@@ -139,19 +142,19 @@ describe('creators list', () => {
   });
 
   test('one page with no neighbours has no Link header', async () => {
-    const r = await dispatch(big, request('/service-api/v1/creators?limit=100&category=nothing-here'));
+    const r = await answer(request('/service-api/v1/creators?limit=100&category=nothing-here'), big.files);
     expect(r.status).toBe(200);
     expect(r.headers.link).toBeUndefined();
   });
 
   test('the pre-rendered first page is the default answer with the same Link and a strong ETag of its bytes', async () => {
-    const file = prerenderedCreators(big);
-    const onDemand = await dispatch(big, request('/service-api/v1/creators'));
+    const file = prerenderedCreators(big.index);
+    const onDemand = await answer(request('/service-api/v1/creators'), big.files);
     expect(file.headers.link).toBe(onDemand.headers.link);
     expect(file.headers.link).toMatch(/^<https:\/\/profiles\.example\.net\/service-api\/v1\/creators\?limit=50&cursor=[\w-]+>; rel="next"$/);
     expect(file.headers.etag).toBe(etagOf(file.body!));
     const body = CreatorsBodySchema.parse(bodyJson(file));
-    expect(body.meta).toMatchObject({ timestamp: big.builtAt, executionTimeMs: 0 });
+    expect(body.meta).toMatchObject({ timestamp: big.index.builtAt, executionTimeMs: 0 });
     expect(body.data).toEqual(CreatorsBodySchema.parse(bodyJson(onDemand)).data);
   });
 });

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
+import { prerenderedUserBody, userData } from '../../src/api/prerendered.ts';
 import { fixtureSite, ROOT } from '../support/helpers.ts';
 
 const BIG = 32 << 20;
@@ -15,14 +16,19 @@ afterEach(() => {
   for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-/** A release of the fixture's index with one big static file, served on a free port. */
+/** A release with one big static file and alice's answer, served on a free port. */
 async function serveRelease(env: Record<string, string> = {}) {
   const dir = path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `lifecycle-${process.pid}-${made.length}`);
   made.push(dir);
   fs.mkdirSync(path.join(dir, 'server'), { recursive: true });
   fs.mkdirSync(path.join(dir, 'client'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'server', 'site-index.json'), JSON.stringify(fixtureSite().index));
+  fs.writeFileSync(path.join(dir, 'server', 'site-index.json'), '{}');
   fs.writeFileSync(path.join(dir, 'client', 'big.bin'), Buffer.alloc(BIG, 7));
+  fs.writeFileSync(path.join(dir, 'client', '404.html'), '<!doctype html><title>Not found</title>');
+  const { index } = fixtureSite();
+  const alice = index.users.find((u) => u.username === 'alice')!;
+  fs.mkdirSync(path.join(dir, 'client', 'api', 'v1', 'users'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'client', 'api', 'v1', 'users', 'alice'), prerenderedUserBody(index.builtAt, userData(alice)));
   const child = spawn(process.execPath, ['src/server/main.ts'], { cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DIST_DIR: dir, ...env } });
   children.push(child);
   let out = '';

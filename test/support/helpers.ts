@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContent } from '../../src/content/load.ts';
 import { splitTarget, type ApiRequest } from '../../src/http/request.ts';
-import { Site } from '../../src/api/site.ts';
+import { IndexFiles } from '../../src/api/index-files.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -27,7 +27,7 @@ export function fixtureSite(dir = FIXTURE) {
   const { content, problems } = loadContent(dir);
   if (problems.length) throw new Error(`fixture has problems: ${JSON.stringify(problems)}`);
   const index = buildSiteIndex(content, { siteUrl: SITE_URL, builtAt: BUILT_AT });
-  return { content, index, site: new Site(index, { avatars: path.join(dir, 'avatars'), decorations: path.join(dir, 'decorations') }) };
+  return { content, index, files: new IndexFiles(index, { avatars: path.join(dir, 'avatars'), decorations: path.join(dir, 'decorations') }) };
 }
 
 /** An ApiRequest as our server makes it from a request line and headers. */

@@ -1,0 +1,93 @@
+// What the on-demand handler reads: the files of one build's public output (`dist/client`), by
+// their path there. Each deploy target supplies its own reader (src/server/disk-files.ts on Node,
+// src/edge/asset-files.ts on Cloudflare, `IndexFiles` below under `astro dev` and in tests), so the
+// handler holds no index of the directory: its memory does not grow with the number of profiles.
+import { IMAGE_TYPES } from '../schemas/common.ts';
+import type { SiteIndex } from '../model/site-index.ts';
+import type { CreatorRow } from '../model/creators-list.ts';
+
+export interface ReleaseFiles {
+  /**
+   * A file of the build's public output by its path there, without a leading slash
+   * (`api/v1/users/alice`, `p/alice.html`, `_lookup/creators.json`), or undefined when there is
+   * none. Callers pass only paths made by this project's own rules (`filesAt`, the lookup tables),
+   * never a request's bytes as they came.
+   */
+  read(file: string): Promise<Uint8Array | undefined>;
+}
+
+/** The folder of the data files only the handler reads (lookup tables, the creators rows); never served as they are. */
+export const LOOKUP_DIR = '_lookup';
+export const CREATORS_ROWS_FILE = `${LOOKUP_DIR}/creators.json`;
+
+/** Lookup tables of the handler: key → value, split in buckets so that a lookup reads one small file. */
+export type LookupTable = 'avatars' | 'domains';
+
+/**
+ * Buckets per table. Fixed, so a reader needs no manifest: 100,000 avatars are 256 files of ~12 KB,
+ * and a small site writes only the buckets it fills.
+ */
+export const LOOKUP_BUCKETS = 256;
+
+/** FNV-1a over the key's UTF-16 units, modulo LOOKUP_BUCKETS: the same on every runtime. */
+export function bucketOf(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % LOOKUP_BUCKETS;
+}
+
+export const lookupFile = (table: LookupTable, key: string) => `${LOOKUP_DIR}/${table}/${bucketOf(key).toString(16).padStart(2, '0')}.json`;
+
+/** The bucket files of a table: path → JSON text of `{ key: value }` (keys sorted, so the bytes are reproducible). */
+export function lookupTableFiles(table: LookupTable, entries: Iterable<readonly [string, string]>): Map<string, string> {
+  const buckets = new Map<string, [string, string][]>();
+  for (const [key, value] of entries) {
+    const file = lookupFile(table, key);
+    const list = buckets.get(file);
+    if (list) list.push([key, value]);
+    else buckets.set(file, [[key, value]]);
+  }
+  const out = new Map<string, string>();
+  for (const [file, list] of [...buckets].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    list.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    out.set(file, JSON.stringify(Object.fromEntries(list)));
+  }
+  return out;
+}
+
+const decoder = new TextDecoder();
+
+/** The value of `key` in a lookup table, or undefined. `Object.hasOwn`: a key named `__proto__` or `constructor` is only data. */
+export async function lookup(files: ReleaseFiles, table: LookupTable, key: string): Promise<string | undefined> {
+  const bytes = await files.read(lookupFile(table, key));
+  if (!bytes) return undefined;
+  const map = JSON.parse(decoder.decode(bytes)) as Record<string, string>;
+  return Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
+/** The creators rows file: the site's address and every active creator's summary and creation time, in the default order. */
+export interface CreatorsRows {
+  siteUrl: string;
+  rows: CreatorRow[];
+}
+
+export function creatorsRows(index: SiteIndex): CreatorsRows {
+  const createdAt = new Map(index.users.map((u) => [u.username, Date.parse(u.createdAt)]));
+  return { siteUrl: index.siteUrl, rows: index.creators.map((summary) => ({ summary, createdAt: createdAt.get(summary.username)! })) };
+}
+
+/** The lookup tables of a build: which avatar file each profile has, which profile each custom domain serves. */
+export function lookupFiles(index: SiteIndex): Map<string, string> {
+  const domains = index.users.filter((u) => u.customDomain !== null).map((u) => [u.customDomain!, u.username] as const);
+  return new Map([
+    ...lookupTableFiles('avatars', index.avatars),
+    ...lookupTableFiles('domains', domains),
+    [CREATORS_ROWS_FILE, JSON.stringify(creatorsRows(index))],
+  ]);
+}
+
+/** Whether a file name may be an image the handler serves: a plain name with an image extension. */
+export function imageTypeOf(file: string): string | undefined {
+  if (file.includes('/') || file.includes('\\') || file.startsWith('.')) return undefined;
+  return IMAGE_TYPES[file.slice(file.lastIndexOf('.') + 1).toLowerCase()];
+}

@@ -1,0 +1,98 @@
+// The files the handler reads: media from the content folder under `astro dev` (never through a
+// link, only regular files, only real images), a release's files on disk within a memory budget,
+// and the lookup tables.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { DiskFiles } from '../../src/server/disk-files.ts';
+import { LOOKUP_BUCKETS, bucketOf, lookup, lookupTableFiles, type ReleaseFiles } from '../../src/api/release-files.ts';
+import { MAX_IMAGE_BYTES } from '../../src/schemas/limits.ts';
+import { FIXTURE, copyFixture, fixtureSite } from '../support/helpers.ts';
+
+const made: string[] = [];
+afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
+
+function siteWithAvatar(make: (file: string, parent: string) => void) {
+  const { parent, content } = copyFixture('site-media');
+  made.push(parent);
+  const { files } = fixtureSite(content);
+  const file = path.join(content, 'avatars', 'alice.png');
+  fs.rmSync(file);
+  make(file, parent);
+  return files;
+}
+
+describe('media files', () => {
+  test('a real image is read', async () => {
+    const { files } = fixtureSite(FIXTURE);
+    expect(await files.read('media/avatars/alice.png')).toEqual(fs.readFileSync(path.join(FIXTURE, 'avatars', 'alice.png')));
+    // Only files the content declares: the fixture's decoration folder holds more than its YAML names.
+    expect(await files.read('media/avatars/../profiles/alice.yaml')).toBeUndefined();
+  });
+
+  test('a link, a FIFO, markup or an image over the limit is not served', async () => {
+    const png = fs.readFileSync(path.join(FIXTURE, 'avatars', 'alice.png'));
+    const cases = {
+      link: siteWithAvatar((file, parent) => { fs.writeFileSync(path.join(parent, 'secret'), 'x'); fs.symlinkSync(path.join(parent, 'secret'), file); }),
+      fifo: siteWithAvatar((file) => { spawnSync('mkfifo', [file]); }),
+      svg: siteWithAvatar((file) => fs.writeFileSync(file, '<svg xmlns="http://www.w3.org/2000/svg"/>')),
+      big: siteWithAvatar((file) => fs.writeFileSync(file, Buffer.concat([png, Buffer.alloc(MAX_IMAGE_BYTES)]))),
+    };
+    const served: Record<string, boolean> = {};
+    for (const [name, files] of Object.entries(cases)) served[name] = (await files.read('media/avatars/alice.png')) !== undefined;
+    expect(served).toEqual({ link: false, fifo: false, svg: false, big: false });
+  });
+
+});
+
+describe('a release on disk', () => {
+  test('bodies held in memory stay within the budget, however many files are read', async () => {
+    const { parent } = copyFixture('disk-files');
+    made.push(parent);
+    const budget = 1 << 20;
+    const body = Buffer.alloc(budget / 16, 'x');
+    const count = 64;
+    for (let i = 0; i < count; i++) fs.writeFileSync(path.join(parent, `f${i}`), body);
+    const files = new DiskFiles(parent, budget);
+    for (let i = 0; i < count; i++) {
+      expect((await files.read(`f${i}`))?.byteLength, `f${i}`).toBe(body.length);
+      expect(files.cachedBytes).toBeLessThanOrEqual(budget);
+    }
+    expect(files.cachedBytes).toBeGreaterThan(budget - 2 * body.length);
+    // A hit is the same bytes object: its ETag is computed once.
+    const again = await files.read(`f${count - 1}`);
+    expect(await files.read(`f${count - 1}`)).toBe(again);
+  });
+
+  test('a link, a FIFO or a folder is no file', async () => {
+    const { parent } = copyFixture('disk-files');
+    made.push(parent);
+    fs.writeFileSync(path.join(parent, 'secret'), 'x');
+    fs.symlinkSync(path.join(parent, 'secret'), path.join(parent, 'link'));
+    spawnSync('mkfifo', [path.join(parent, 'fifo')]);
+    const files = new DiskFiles(parent);
+    expect(await files.read('secret')).toEqual(Buffer.from('x'));
+    expect({ link: await files.read('link'), fifo: await files.read('fifo'), folder: await files.read('content') })
+      .toEqual({ link: undefined, fifo: undefined, folder: undefined });
+  });
+});
+
+describe('lookup tables', () => {
+  const memory = (table: Map<string, string>): ReleaseFiles => ({ read: async (f) => (table.has(f) ? Buffer.from(table.get(f)!) : undefined) });
+
+  test('every key is found in its bucket, and nothing else is', async () => {
+    const entries = Array.from({ length: 2000 }, (_, i) => [`user${i}`, `file${i}.png`] as const);
+    const files = memory(lookupTableFiles('avatars', entries));
+    for (const [key, value] of entries) expect(await lookup(files, 'avatars', key)).toBe(value);
+    for (const key of ['nobody', '__proto__', 'constructor', 'toString', '']) expect(await lookup(files, 'avatars', key)).toBeUndefined();
+  });
+
+  test('keys spread over the buckets: no bucket holds more than 3x its share', () => {
+    const counts = new Array<number>(LOOKUP_BUCKETS).fill(0);
+    const n = 100_000;
+    for (let i = 0; i < n; i++) counts[bucketOf(`user_${i.toString(36)}`)]!++;
+    expect(Math.max(...counts)).toBeLessThan((3 * n) / LOOKUP_BUCKETS);
+    expect(Math.min(...counts)).toBeGreaterThan(0);
+  });
+});
