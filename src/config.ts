@@ -56,3 +56,11 @@ export function validationCacheFile(root: string, contentDir: string): string {
   const key = createHash('sha1').update(path.resolve(contentDir)).digest('hex').slice(0, 12);
   return path.join(root, 'node_modules', '.cache', 'profile-lookup', `validated-${key}.json`);
 }
+
+/** `FILE_CACHE_MB`: megabytes of file bodies the Node server keeps in memory (src/server/disk-files.ts); default 128. */
+export function fileCacheBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.FILE_CACHE_MB;
+  if (raw === undefined || raw === '') return 128 << 20;
+  if (!/^\d+$/.test(raw) || Number(raw) > 65536) throw new Error(`FILE_CACHE_MB must be a whole number of megabytes (0 to 65536), not \`${raw}\``);
+  return Number(raw) << 20;
+}

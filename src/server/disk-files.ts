@@ -10,7 +10,7 @@ const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 
 /** Bytes of file bodies kept in memory by default: the hot profiles of a large site, well under the memory of holding them all. */
-export const DEFAULT_FILE_CACHE_BYTES = 128 << 20;
+export const DEFAULT_FILE_CACHE_BYTES = 128 << 20; // FILE_CACHE_MB (src/config.ts)
 
 const ABSENT = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'ENAMETOOLONG', 'EISDIR']);
 

@@ -2,7 +2,7 @@
 //
 // Serves the last good build. On SIGTERM/SIGINT stops accepting, lets the requests under way finish
 // (at most SHUTDOWN_TIMEOUT_MS, default 10 s), then exits 0 (src/server/lifecycle.ts).
-import { distDirFromEnv } from '../config.ts';
+import { distDirFromEnv, fileCacheBytesFromEnv } from '../config.ts';
 import { applyConnectionLimits, connectionLimits, drain, trackConnections } from './lifecycle.ts';
 import { createSiteServer } from './server.ts';
 import { parseCli } from '../cli.ts';
@@ -14,6 +14,7 @@ parseCli({
     HOST: 'the address to listen on (default localhost; 0.0.0.0 for every interface)',
     PORT: 'the port (default 4321; 0 for any free port)',
     DIST_DIR: 'the build to serve (default ./dist); a new build swapped in there is served at once',
+    FILE_CACHE_MB: 'megabytes of file bodies kept in memory (default 128; 0 reads every answer from disk)',
   },
 });
 
@@ -24,9 +25,17 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
+let fileCacheBytes: number;
+try {
+  fileCacheBytes = fileCacheBytesFromEnv();
+} catch (e) {
+  console.error(`serve: ${(e as Error).message}`);
+  process.exit(2);
+}
+
 let app;
 try {
-  app = await createSiteServer(distDirFromEnv());
+  app = await createSiteServer(distDirFromEnv(), { fileCacheBytes });
 } catch (e) {
   console.error(`serve: ${(e as Error).message}`);
   process.exit(1);
