@@ -141,6 +141,9 @@ const plan = planPages(index, renderFingerprint(root, siteUrl), servedLayout.pag
 const [ownPages, ...shardPages] = splitPages([...plan.render], shardCount(plan.render.size));
 handOverSiteIndex(index, new Set(ownPages));
 process.env.SITE_URL = siteUrl;
+// A build is always for production: under NODE_ENV=test (vitest) Astro set `import.meta.env.DEV`,
+// and the pages pointed at the dev server's image routes instead of the static files.
+process.env.NODE_ENV = 'production';
 process.env.ASTRO_TELEMETRY_DISABLED = '1';
 
 const fresh = buildingPath(distDir, releaseId);
