@@ -45,6 +45,13 @@ export function distDirProblem(distDir: string): string | undefined {
   return `DIST_DIR must be inside the project (or below another folder whose node_modules has the project's packages), not \`${distDir}\`: the server bundle loads its packages from there. Build into the project and copy or link the result.`;
 }
 
+/**
+ * `ACCESS_LOG`: where `npm run serve` appends its access log (src/server/access-log.ts): a file,
+ * made absolute here so a reopen finds the same one, or `-` for stdout. Unset or empty: no log.
+ */
+export const accessLogFromEnv = (env: NodeJS.ProcessEnv = process.env) =>
+  !env.ACCESS_LOG ? undefined : env.ACCESS_LOG === '-' ? '-' : path.resolve(env.ACCESS_LOG);
+
 /** `PROFILES_INCREMENTAL=0`: a full build, every file parsed and every page rendered (the caches are still written for the next build). */
 export const incrementalFromEnv = (env: NodeJS.ProcessEnv = process.env) => env.PROFILES_INCREMENTAL !== '0';
 

@@ -2,7 +2,8 @@
 //
 // Serves the last good build. On SIGTERM/SIGINT stops accepting, lets the requests under way finish
 // (at most SHUTDOWN_TIMEOUT_MS, default 10 s), then exits 0 (src/server/lifecycle.ts).
-import { distDirFromEnv, fileCacheBytesFromEnv } from '../config.ts';
+import { accessLogFromEnv, distDirFromEnv, fileCacheBytesFromEnv } from '../config.ts';
+import { openAccessLog, type AccessLog } from './access-log.ts';
 import { applyConnectionLimits, connectionLimits, drain, trackConnections } from './lifecycle.ts';
 import { createSiteServer } from './server.ts';
 import { parseCli } from '../cli.ts';
@@ -15,6 +16,7 @@ parseCli({
     PORT: 'the port (default 4321; 0 for any free port)',
     DIST_DIR: 'the build to serve (default ./dist); a new build swapped in there is served at once',
     FILE_CACHE_MB: 'megabytes of file bodies kept in memory (default 128; 0 reads every answer from disk)',
+    ACCESS_LOG: 'a file to append an access log to, in the combined format (`-`: stdout); SIGHUP reopens it (default: no log)',
   },
 });
 
@@ -33,9 +35,21 @@ try {
   process.exit(2);
 }
 
+// Opened first, so a log that cannot be written stops the start at once (exit 2, like a bad PORT).
+let accessLog: AccessLog | undefined;
+const accessLogTarget = accessLogFromEnv();
+if (accessLogTarget) {
+  try {
+    accessLog = openAccessLog(accessLogTarget);
+  } catch (e) {
+    console.error(`serve: ${(e as Error).message}`);
+    process.exit(2);
+  }
+}
+
 let app;
 try {
-  app = await createSiteServer(distDirFromEnv(), { fileCacheBytes });
+  app = await createSiteServer(distDirFromEnv(), { fileCacheBytes, accessLog });
 } catch (e) {
   console.error(`serve: ${(e as Error).message}`);
   process.exit(1);
@@ -66,6 +80,20 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     console.log(`${signal}: no new connections; finishing ${underWay} request(s) under way (at most ${limits.drainTimeout / 1000} s).`);
     const { cut } = await drained;
     console.log(cut ? `Stopped: ${cut} connection(s) still open after ${limits.drainTimeout / 1000} s were cut.` : 'Stopped: every request finished.');
+    await accessLog?.close();
     process.exit(0);
+  });
+}
+// logrotate's convention: after moving the file away, `kill -HUP` makes the server open a new one.
+// Only with a log file: otherwise SIGHUP ends the server as it always did.
+if (accessLog && accessLog.target !== '-') {
+  const log = accessLog;
+  process.on('SIGHUP', () => {
+    try {
+      log.reopen();
+      console.log(`SIGHUP: reopened the access log ${log.target}.`);
+    } catch (e) {
+      console.error(`SIGHUP: ${(e as Error).message}; still writing to the file opened before.`);
+    }
   });
 }

@@ -7,6 +7,7 @@ import { answer } from '../api/handler.ts';
 import { requestError, serverError, type ApiResponse } from '../http/response.ts';
 import { MAX_TARGET_BYTES, splitTarget } from '../http/request.ts';
 import { loadRelease, releaseKey, watchRelease, type LoadedRelease } from './release.ts';
+import type { AccessLog } from './access-log.ts';
 
 export interface SiteServer {
   server: http.Server;
@@ -19,9 +20,12 @@ export interface SiteServer {
 export interface SiteServerOptions {
   /** Bytes of file bodies kept in memory per release (src/server/disk-files.ts). */
   fileCacheBytes?: number;
+  /** Where to log each answer in the combined format (src/server/access-log.ts); none by default. */
+  accessLog?: AccessLog;
 }
 
 export async function createSiteServer(distDir: string, options: SiteServerOptions = {}): Promise<SiteServer> {
+  const { accessLog } = options;
   let current = await loadRelease(distDir, options.fileCacheBytes);
   const stopWatching = watchRelease(distDir, () => void switchRelease());
   let loading: Promise<void> | undefined;
@@ -65,10 +69,13 @@ export async function createSiteServer(distDir: string, options: SiteServerOptio
       else res.destroy();
     });
   });
-  // A request Node cannot even parse still gets a JSON answer with the common headers.
+  accessLog?.watch(server);
+  // A request Node cannot even parse still gets a JSON answer with the common headers (and a log line).
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();
-    socket.end(rawAnswer(parseFailure(err)));
+    const answer = parseFailure(err);
+    socket.end(rawAnswer(answer));
+    accessLog?.rawAnswer(socket, answer);
   });
   return {
     server,

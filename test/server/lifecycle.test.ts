@@ -3,9 +3,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { prerenderedUserBody, userData } from '../../src/api/prerendered.ts';
+import { parseCombinedLogLine } from '../../src/tools/access-log.ts';
 import { fixtureSite, ROOT } from '../support/helpers.ts';
 
 const BIG = 32 << 20;
@@ -95,6 +97,24 @@ describe('SIGTERM', () => {
     expect(srv.output()).toContain('Stopped: 1 connection(s) still open after 0.2 s were cut.');
     download.socket.resume();
     expect((await download.ended).length).toBeLessThan(BIG);
+  }, 60_000);
+  test('with ACCESS_LOG, the line of a request cut by the drain is written before the server exits', async () => {
+    const logs = fs.mkdtempSync(path.join(os.tmpdir(), 'lifecycle-log-'));
+    made.push(logs);
+    const file = path.join(logs, 'access.log');
+    const srv = await serveRelease({ SHUTDOWN_TIMEOUT_MS: '200', ACCESS_LOG: file });
+    const download = startDownload(srv.port, '/big.bin');
+    await download.started;
+    srv.child.kill('SIGTERM');
+    expect(await srv.exited).toBe(0);
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toBe('');
+    expect(parseCombinedLogLine(lines[0]!)).toMatchObject({ client: '127.0.0.1', method: 'GET', target: '/big.bin', status: 200 });
+    // The bytes handed to the connection before it was cut: more than the client read, at most the file.
+    const bytes = Number(/" 200 (\d+) "-" "-"$/.exec(lines[0]!)?.[1]);
+    expect(bytes).toBeGreaterThan(0);
+    expect(bytes).toBeLessThanOrEqual(BIG);
   }, 60_000);
 });
 

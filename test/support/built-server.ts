@@ -48,8 +48,8 @@ export interface OwnBuild {
   stop(): Promise<void>;
 }
 
-/** A copy of the shared build (the same files, no build needed) served by a server of its own. */
-export async function ownBuild(name: string): Promise<OwnBuild> {
+/** A copy of the shared build (the same files, no build needed) served by a server of its own, with `env` added to its environment. */
+export async function ownBuild(name: string, env: Record<string, string> = {}): Promise<OwnBuild> {
   const work = workDir(name);
   const dist = path.join(work, 'dist');
   fs.rmSync(work, { recursive: true, force: true });
@@ -58,7 +58,7 @@ export async function ownBuild(name: string): Promise<OwnBuild> {
   const release = servedRelease(shared)!;
   fs.cpSync(releasePath(shared, release), releasePath(dist, release), { recursive: true });
   switchRelease(dist, release);
-  const server = await serve({ env: { DIST_DIR: dist } });
+  const server = await serve({ env: { DIST_DIR: dist, ...env } });
   return {
     base: server.base, dist, work, server,
     fixtureWith(name, files) {
