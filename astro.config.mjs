@@ -1,16 +1,31 @@
 // @ts-check
 import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
+import cloudflare from '@astrojs/cloudflare';
 import { requireBuildScript } from './src/build/require-build-script.ts';
+
+// Where the build will run: `node` (default) for our own server, `cloudflare` for a Worker with
+// static assets (docs/deploying.md#cloudflare-workers).
+const DEPLOY_TARGETS = {
+  // Middleware mode: our own server (src/server) serves the static files with the right headers
+  // and hands the few on-demand routes to Astro.
+  node: () => node({ mode: 'middleware' }),
+  // The Worker is src/edge/worker.ts (`main` in wrangler.jsonc), not Astro's handler. Pages are
+  // pre-rendered in Node, not workerd: they read the index the build script hands over in memory
+  // (src/build/page-data.ts), and big builds render in Node child processes.
+  cloudflare: () => cloudflare({ prerenderEnvironment: 'node', imageService: 'passthrough' }),
+};
+const target = process.env.DEPLOY_TARGET || 'node';
+if (!Object.hasOwn(DEPLOY_TARGETS, target)) {
+  throw new Error(`DEPLOY_TARGET must be one of ${Object.keys(DEPLOY_TARGETS).join(', ')}, not \`${target}\``);
+}
 
 // The build script (scripts/build-site.ts) builds into a fresh folder and swaps it in only when
 // everything succeeded, so it passes `outDir`; `astro dev` needs none of this.
 export default defineConfig({
   site: (process.env.SITE_URL || 'http://localhost:4321').replace(/\/+$/, ''),
   output: 'static',
-  // Middleware mode: our own server (src/server) serves the static files with the right headers
-  // and hands the few on-demand routes to Astro.
-  adapter: node({ mode: 'middleware' }),
+  adapter: DEPLOY_TARGETS[/** @type {keyof typeof DEPLOY_TARGETS} */ (target)](),
   // `astro build` on its own stops with a sentence naming `npm run build`.
   integrations: [requireBuildScript()],
   // `/p/alice` is written as `p/alice.html`, which static hosts serve at `/p/alice` without a redirect.
@@ -22,4 +37,7 @@ export default defineConfig({
   // A read-only public API: no sessions, no cookies.
   session: false,
   devToolbar: { enabled: false },
+  // For Workers: no separate middleware chunk beside the Worker's bundle (Astro splits it out only
+  // for other targets); our Worker does not use Astro's middleware, which is Node code.
+  ...(target === 'cloudflare' && { vite: { ssr: { target: 'webworker' } } }),
 });

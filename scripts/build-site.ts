@@ -25,6 +25,7 @@ import {
   releasesToPrune, retireRelease, servedRelease, switchRelease, syncDir, writeReleaseInfo,
 } from '../src/build/releases.ts';
 import { parseCli } from '../src/cli.ts';
+import { pointWranglerAtServedRelease } from '../src/build/wrangler-deploy-config.ts';
 
 parseCli({
   name: 'build',
@@ -37,6 +38,7 @@ parseCli({
     PROFILES_INCREMENTAL: '`0`: parse every file and render every page (default: reuse what is unchanged)',
     RENDER_SHARDS: 'how many processes render the pages (default: one per core for big builds)',
     ASTRO_LOG_LEVEL: 'Astro\'s log level (default warn)',
+    DEPLOY_TARGET: '`node` (default): for `npm run serve`; `cloudflare`: a Worker with static assets (docs/deploying.md)',
   },
 });
 
@@ -213,6 +215,7 @@ try {
     await killAt;
   });
   await faultPoint('switched');
+  if (process.env.DEPLOY_TARGET === 'cloudflare') pointWranglerAtServedRelease(root, distDir);
   // Removing old releases is housekeeping: a failure here is worth a line, not a failed build.
   await clearing.catch((e: unknown) => console.warn(`build: ${(e as Error).message}; the next build tries again.`));
   const suspended = index.users.filter((u) => u.status === 'suspended').length;

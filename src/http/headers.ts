@@ -136,7 +136,7 @@ export function addressOf(file: string): string {
 }
 
 /** Files a static host uses itself rather than serving at their own address. */
-export const NOT_SERVED: ReadonlySet<string> = new Set(['_headers', '_redirects', '404.html', '500.html']);
+export const NOT_SERVED: ReadonlySet<string> = new Set(['_headers', '_redirects', '.assetsignore', '404.html', '500.html']);
 
 /** Folders of the build only the on-demand handler reads (src/api/release-files.ts `LOOKUP_DIR`). */
 const NOT_SERVED_DIRS = ['_lookup/'];
