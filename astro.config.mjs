@@ -1,7 +1,6 @@
 // @ts-check
 import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
-import cloudflare from '@astrojs/cloudflare';
 import { requireBuildScript } from './src/build/require-build-script.ts';
 
 // Where the build will run: `node` (default) for our own server, `cloudflare` for a Worker with
@@ -13,7 +12,8 @@ const DEPLOY_TARGETS = {
   // The Worker is src/edge/worker.ts (`main` in wrangler.jsonc), not Astro's handler. Pages are
   // pre-rendered in Node, not workerd: they read the index the build script hands over in memory
   // (src/build/page-data.ts), and big builds render in Node child processes.
-  cloudflare: () => cloudflare({ prerenderEnvironment: 'node', imageService: 'passthrough' }),
+  // Imported only for this target: it loads wrangler's Vite plugin, which the Node build never needs.
+  cloudflare: async () => (await import('@astrojs/cloudflare')).default({ prerenderEnvironment: 'node', imageService: 'passthrough' }),
 };
 const target = process.env.DEPLOY_TARGET || 'node';
 if (!Object.hasOwn(DEPLOY_TARGETS, target)) {
@@ -25,7 +25,7 @@ if (!Object.hasOwn(DEPLOY_TARGETS, target)) {
 export default defineConfig({
   site: (process.env.SITE_URL || 'http://localhost:4321').replace(/\/+$/, ''),
   output: 'static',
-  adapter: DEPLOY_TARGETS[/** @type {keyof typeof DEPLOY_TARGETS} */ (target)](),
+  adapter: await DEPLOY_TARGETS[/** @type {keyof typeof DEPLOY_TARGETS} */ (target)](),
   // `astro build` on its own stops with a sentence naming `npm run build`.
   integrations: [requireBuildScript()],
   // `/p/alice` is written as `p/alice.html`, which static hosts serve at `/p/alice` without a redirect.

@@ -1,0 +1,143 @@
+// The Cloudflare Workers target under `wrangler dev` (workerd from npm, no account, no network):
+// the test content built with DEPLOY_TARGET=cloudflare and served by `npm run preview:cloudflare
+// -- --no-build`. What the asset server does with the build's files and `_headers`, and that what
+// no file answers reaches the Worker's handler (docs/deploying.md#cloudflare-workers). Skipped, and
+// saying so, only where workerd cannot run on this machine.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { DEPLOY_REDIRECT } from '../../src/build/wrangler-deploy-config.ts';
+import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
+import { FIXTURE, ROOT } from '../support/helpers.ts';
+
+const WORKERD = path.join(ROOT, 'node_modules', '@cloudflare', 'workerd-linux-64', 'bin', 'workerd');
+const workerdRuns = process.platform === 'linux' && process.arch === 'x64'
+  ? spawnSync(WORKERD, ['--version'], { encoding: 'utf8' }).status === 0
+  : spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'wrangler', 'wrangler-dist', 'cli.js'), '--version']).status === 0;
+if (!workerdRuns) console.warn('cloudflare.test.ts: skipped: workerd (from the wrangler package) does not run on this machine.');
+
+const work = workDir('cloudflare');
+const dist = path.join(work, 'dist');
+let base = '';
+let preview: ChildProcess | undefined;
+let output = '';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    }).once('error', reject);
+  });
+}
+
+beforeAll(async () => {
+  if (!workerdRuns) return;
+  fs.rmSync(work, { recursive: true, force: true });
+  // The build points the project's `wrangler deploy` at itself; put the operator's redirect back.
+  const redirect = path.join(ROOT, DEPLOY_REDIRECT);
+  const before = fs.existsSync(redirect) ? fs.readFileSync(redirect) : undefined;
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  try {
+    const built = buildFixture(FIXTURE, dist, { DEPLOY_TARGET: 'cloudflare' });
+    expect(built.status, built.stderr).toBe(0);
+  } finally {
+    if (before) fs.writeFileSync(redirect, before);
+    else fs.rmSync(redirect, { force: true });
+  }
+  preview = spawn(process.execPath, ['scripts/deploy/preview-cloudflare.ts', '--no-build'], {
+    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, DIST_DIR: dist, HOST: '127.0.0.1', PORT: String(port) },
+  });
+  preview.stdout!.on('data', (d: Buffer) => { output += d; });
+  preview.stderr!.on('data', (d: Buffer) => { output += d; });
+  const exited = new Promise((_, reject) => preview!.once('exit', (code) => reject(new Error(`preview exited (${code}):\n${output}`))));
+  const ready = new Promise<void>((resolve) => {
+    const check = () => (/Ready on /.test(output) ? resolve() : setTimeout(check, 100));
+    check();
+  });
+  await Promise.race([ready, exited]);
+}, 180_000);
+
+afterAll(async () => {
+  if (preview?.exitCode === null) {
+    const exited = new Promise((resolve) => preview!.once('exit', resolve));
+    preview.kill('SIGTERM');
+    await exited;
+  }
+  fs.rmSync(work, { recursive: true, force: true });
+}, 30_000);
+
+const get = (address: string, init: RequestInit = {}) => fetch(base + address, { redirect: 'manual', ...init });
+
+describe.skipIf(!workerdRuns)('Cloudflare Workers under wrangler dev', () => {
+  test('the pages are pre-rendered in Node: byte for byte those of the Node build', () => {
+    const page = (d: string) => fs.readFileSync(path.join(d, 'client', 'p', 'alice.html'), 'utf8');
+    expect(page(dist)).toBe(page(sharedBuild().dist));
+    // The Worker bundle is the handler alone: no Node module, no Astro middleware chunk beside it.
+    const server = fs.readdirSync(path.join(dist, 'server'));
+    expect(server.filter((f) => f.endsWith('.mjs'))).toEqual(['entry.mjs']);
+    expect(fs.readFileSync(path.join(dist, 'server', 'entry.mjs'), 'utf8')).not.toMatch(/from "node:/);
+  });
+
+  test('a user file is served by the asset server with the headers of _headers, and 304 for its ETag', async () => {
+    const res = await get('/api/v1/users/alice');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('cache-control')).toBe('public, max-age=30, s-maxage=30, stale-while-revalidate=60');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    const etag = res.headers.get('etag');
+    expect(etag).toMatch(/^"[0-9a-f]+"$/);
+    expect((await res.json() as { data: { username: string } }).data.username).toBe('alice');
+    const again = await get('/api/v1/users/alice', { headers: { 'if-none-match': etag! } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('etag')).toBe(etag);
+    // Only a single value is compared: a list holding the ETag is a 200.
+    expect((await get('/api/v1/users/alice', { headers: { 'if-none-match': `"x", ${etag}` } })).status).toBe(200);
+  });
+
+  test('a page is served at its address, its .html address redirects there', async () => {
+    const res = await get('/p/alice');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await get('/p/alice.html');
+    expect(html.status).toBe(307);
+    expect(html.headers.get('location')).toBe('/p/alice');
+  });
+
+  test('what no file answers reaches the Worker: a JSON 404, not the asset server\'s empty one', async () => {
+    for (const address of ['/api/v1/users/nobody', '/p/nobody', '/no/such/page']) {
+      const res = await get(address);
+      expect(res.status, address).toBe(404);
+      expect(res.headers.get('content-type'), address).toMatch(/^application\/json/);
+    }
+  });
+
+  test('`/` and /service-api/* run the Worker first (run_worker_first), which reads the files through ASSETS', async () => {
+    const home = await get('/');
+    expect(home.status).toBe(200);
+    expect(await home.text()).toBe(fs.readFileSync(path.join(dist, 'client', 'index.html'), 'utf8'));
+    const creators = await get('/service-api/v1/creators?limit=1');
+    expect(creators.status).toBe(200);
+    expect(creators.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  test('known gap: a POST or preflight to a user file is the asset server\'s bare 405 (the Worker never sees it)', async () => {
+    for (const method of ['POST', 'OPTIONS']) {
+      const res = await get('/api/v1/users/alice', { method, headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET' } });
+      expect({ method, status: res.status, allow: res.headers.get('allow'), body: await res.text() }).toEqual({ method, status: 405, allow: null, body: '' });
+    }
+  });
+
+  test('internal files stay internal: _headers and .assetsignore are not served as files', async () => {
+    for (const address of ['/_headers', '/.assetsignore']) {
+      const res = await get(address);
+      expect(res.status, address).toBe(404);
+    }
+  });
+});
