@@ -143,9 +143,11 @@ const plan = planPages(index, renderFingerprint(root, siteUrl), servedLayout.pag
 const [ownPages, ...shardPages] = splitPages([...plan.render], shardCount(plan.render.size));
 handOverSiteIndex(index, new Set(ownPages));
 process.env.SITE_URL = siteUrl;
-// A build is always for production: under NODE_ENV=test (vitest) Astro set `import.meta.env.DEV`,
-// and the pages pointed at the dev server's image routes instead of the static files.
+// A build is always for production. Vite takes `import.meta.env`'s own names from the environment
+// where set, and vitest sets them (DEV=1, MODE=test, ...): the pages then pointed at the dev
+// server's image routes instead of the static files. So none of them is inherited.
 process.env.NODE_ENV = 'production';
+for (const name of ['DEV', 'PROD', 'SSR', 'MODE', 'BASE_URL']) delete process.env[name];
 process.env.ASTRO_TELEMETRY_DISABLED = '1';
 
 const fresh = buildingPath(distDir, releaseId);

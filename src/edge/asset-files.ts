@@ -2,10 +2,10 @@
 //
 // The binding answers like the public asset server, `html_handling` and `_headers` included
 // (wrangler.jsonc), except that `run_worker_first` does not apply to it, so the Worker can read the
-// files it refuses to the public (`_release/*`). Under `auto-trailing-slash` a request for
+// files it refuses to the public (`_lookup/*`). Under `auto-trailing-slash` a request for
 // `p/alice.html` is a 307 to `/p/alice` (which `fetch` would follow with a second request), so an
 // `.html` file is asked for by the address it is served at.
-import type { ReleaseFiles } from '../api/edge-stub.ts'; // TEMPORARY: '../api/release-files.ts' once merged
+import type { ReleaseFiles } from '../api/release-files.ts';
 
 /** The part of Cloudflare's `Fetcher` that the `ASSETS` binding offers and we use. */
 export interface AssetsBinding {

@@ -2,7 +2,7 @@
 // of dist/client itself (with `_headers`); everything else comes here and goes to the one handler,
 // which reads the release's files through the ASSETS binding. Astro's own request handling is not
 // used at run time: every page is pre-rendered, and the handler answers what is not a file.
-import { handle } from '../api/edge-stub.ts'; // TEMPORARY: `import { handle } from '../api/handler.ts'` once merged
+import { handle } from '../api/handler.ts';
 import { assetFiles, type AssetsBinding } from './asset-files.ts';
 
 interface Env {
