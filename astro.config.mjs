@@ -4,11 +4,14 @@ import node from '@astrojs/node';
 import { requireBuildScript } from './src/build/require-build-script.ts';
 
 // Where the build will run: `node` (default) for our own server, `cloudflare` for a Worker with
-// static assets (docs/deploying.md#cloudflare-workers).
+// static assets (docs/deploying.md#cloudflare-workers), `static` for a host with files only.
 const DEPLOY_TARGETS = {
   // Middleware mode: our own server (src/server) serves the static files with the right headers
   // and hands the few on-demand routes to Astro.
   node: () => node({ mode: 'middleware' }),
+  // Files only (docs/deploying.md#a-static-host-without-a-function): nothing runs, but Astro needs an
+  // adapter for the on-demand routes that `astro dev` serves.
+  static: () => node({ mode: 'middleware' }),
   // The Worker is src/edge/worker.ts (`main` in wrangler.jsonc), not Astro's handler. Pages are
   // pre-rendered in Node, not workerd: they read the index the build script hands over in memory
   // (src/build/page-data.ts), and big builds render in Node child processes.

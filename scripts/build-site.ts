@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build as astroBuild } from 'astro';
-import { DEFAULT_SITE_URL, buildTimeFromEnv, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/config.ts';
+import { DEFAULT_SITE_URL, buildTimeFromEnv, deployTargetFromEnv, type DeployTarget, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/config.ts';
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
@@ -38,7 +38,7 @@ parseCli({
     PROFILES_INCREMENTAL: '`0`: parse every file and render every page (default: reuse what is unchanged)',
     RENDER_SHARDS: 'how many processes render the pages (default: one per core for big builds)',
     ASTRO_LOG_LEVEL: 'Astro\'s log level (default warn)',
-    DEPLOY_TARGET: '`node` (default): for `npm run serve`; `cloudflare`: a Worker with static assets (docs/deploying.md)',
+    DEPLOY_TARGET: '`node` (default): for `npm run serve`; `cloudflare`: a Worker with static assets; `static`: files only (docs/deploying.md)',
   },
 });
 
@@ -59,8 +59,10 @@ async function step<T>(name: string, work: () => T | Promise<T>): Promise<T> {
 }
 
 let siteUrl: string;
+let target: DeployTarget;
 try {
   siteUrl = siteUrlFromEnv();
+  target = deployTargetFromEnv();
 } catch (e) {
   console.error(`build: ${(e as Error).message}`);
   process.exit(2);
@@ -201,7 +203,7 @@ try {
   const previews = await step('Writing preview images', () => writeProfilePreviews(freshLayout.client, index, path.join(contentDir, 'avatars')));
   const stats = await step('Finishing the API files', async () => {
     await writingUsers;
-    const written = writeApiFiles(fresh, index, usersStaging, contentDir);
+    const written = writeApiFiles(fresh, index, usersStaging, contentDir, target);
     fs.writeFileSync(freshLayout.pageManifest, JSON.stringify(plan.manifest));
     writeReleaseInfo(fresh, { id: releaseId, previous: served ?? null, builtAt: index.builtAt });
     return written;
@@ -217,7 +219,7 @@ try {
     await killAt;
   });
   await faultPoint('switched');
-  if (process.env.DEPLOY_TARGET === 'cloudflare') pointWranglerAtServedRelease(root, distDir);
+  if (target === 'cloudflare') pointWranglerAtServedRelease(root, distDir);
   // Removing old releases is housekeeping: a failure here is worth a line, not a failed build.
   await clearing.catch((e: unknown) => console.warn(`build: ${(e as Error).message}; the next build tries again.`));
   const suspended = index.users.filter((u) => u.status === 'suspended').length;

@@ -71,3 +71,13 @@ export function fileCacheBytesFromEnv(env: NodeJS.ProcessEnv = process.env): num
   if (!/^\d+$/.test(raw) || Number(raw) > 65536) throw new Error(`FILE_CACHE_MB must be a whole number of megabytes (0 to 65536), not \`${raw}\``);
   return Number(raw) << 20;
 }
+
+/** Where a build is served (`DEPLOY_TARGET`): docs/deploying.md has a table of what works on each. */
+export const DEPLOY_TARGETS = ['node', 'cloudflare', 'static'] as const;
+export type DeployTarget = (typeof DEPLOY_TARGETS)[number];
+
+export function deployTargetFromEnv(env: NodeJS.ProcessEnv = process.env): DeployTarget {
+  const raw = env.DEPLOY_TARGET || 'node';
+  if (!(DEPLOY_TARGETS as readonly string[]).includes(raw)) throw new Error(`DEPLOY_TARGET must be one of ${DEPLOY_TARGETS.join(', ')}, not \`${raw}\``);
+  return raw as DeployTarget;
+}

@@ -10,6 +10,7 @@ import { answerOnlyHeaders } from '../http/headers.ts';
 import { ContentReader } from '../content/read-file.ts';
 import { buildLayout } from './layout.ts';
 import type { SiteIndex } from '../model/site-index.ts';
+import type { DeployTarget } from '../config.ts';
 import { writeStaticHostHeaders } from './static-host-headers.ts';
 import type { UserFilesBatch } from './user-files-worker.ts';
 
@@ -102,18 +103,23 @@ export function recycleUserFiles(retiredRelease: string | undefined, stagingDir:
  * Adds the API files (from `usersStaging`, see `writeUserFiles`), media, the handler's lookup
  * files, the site index and `_headers` to Astro's output.
  */
-export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: string, contentDir: string): WriteStats {
+export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: string, contentDir: string, target: DeployTarget = 'node'): WriteStats {
   const layout = buildLayout(outDir);
   const usersDir = path.join(layout.client, ...USERS_PATH.split('/').filter(Boolean));
   fs.mkdirSync(path.dirname(usersDir), { recursive: true });
   fs.renameSync(usersStaging, usersDir);
-  const creatorsFile = path.join(layout.client, ...CREATORS_PATH.split('/').filter(Boolean));
-  fs.mkdirSync(path.dirname(creatorsFile), { recursive: true });
-  // The default page of the list: the same answer `?limit=50&sort=featured` gets on demand.
+  // The default page of the list: the same answer `?limit=50&sort=featured` gets on demand. Not for a
+  // host with files only: it ignores the query, so every page asked for (`links.next` included)
+  // would be this one, silently; with no file, the answer is an honest 404.
   const creators = prerenderedCreators(index);
-  fs.writeFileSync(creatorsFile, creators.body as string);
-  // What the on-demand handler looks up (src/api/release-files.ts): small files, not an index in memory.
-  for (const [file, text] of lookupFiles(index)) {
+  if (target !== 'static') {
+    const creatorsFile = path.join(layout.client, ...CREATORS_PATH.split('/').filter(Boolean));
+    fs.mkdirSync(path.dirname(creatorsFile), { recursive: true });
+    fs.writeFileSync(creatorsFile, creators.body as string);
+  }
+  // What the on-demand handler looks up (src/api/release-files.ts): small files, not an index in
+  // memory. A host with files only has no handler to read them.
+  for (const [file, text] of target === 'static' ? [] : lookupFiles(index)) {
     const to = path.join(layout.client, ...file.split('/'));
     fs.mkdirSync(path.dirname(to), { recursive: true });
     fs.writeFileSync(to, text);
@@ -137,7 +143,7 @@ export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: st
   fs.mkdirSync(layout.server, { recursive: true });
   fs.writeFileSync(layout.siteIndex, JSON.stringify(index));
   // Last, so its rules cover every file of the build.
-  writeStaticHostHeaders(layout.client, { [CREATORS_PATH]: answerOnlyHeaders(CREATORS_PATH, creators.headers) });
+  writeStaticHostHeaders(layout.client, target === 'static' ? {} : { [CREATORS_PATH]: answerOnlyHeaders(CREATORS_PATH, creators.headers) });
   return { userFiles: fs.readdirSync(usersDir).length, mediaFiles };
 }
 

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { filesAt } from '../../src/http/headers.ts';
-import { TEST_SITE_URL, sharedBuild } from '../support/built-server.ts';
+import { TEST_SITE_URL, buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
+import { FIXTURE } from '../support/helpers.ts';
 
 const service = sharedBuild();
 const client = path.join(service.dist, 'client');
@@ -49,4 +50,23 @@ describe('dist/client on a static host', () => {
       expect([...checked].some((a) => kind.test(a)), String(kind)).toBe(true);
     }
   });
+
+  test('DEPLOY_TARGET=static leaves out what only a handler can answer right: the creators list and the lookup files', () => {
+    const dist = path.join(workDir('static-target'), 'dist');
+    fs.rmSync(path.dirname(dist), { recursive: true, force: true });
+    try {
+      const built = buildFixture(FIXTURE, dist, { DEPLOY_TARGET: 'static' });
+      expect(built.status, built.stderr).toBe(0);
+      const own = path.join(dist, 'client');
+      expect(fs.existsSync(path.join(own, 'service-api', 'v1', 'creators'))).toBe(false);
+      expect(fs.existsSync(path.join(own, '_lookup'))).toBe(false);
+      expect(fs.readFileSync(path.join(own, '_headers'), 'utf8')).not.toContain('/service-api/v1/creators');
+      // Everything else is the Node build's, byte for byte.
+      for (const file of ['p/alice.html', 'index.html', 'api/v1/users/alice']) {
+        expect(fs.readFileSync(path.join(own, file)).equals(fs.readFileSync(path.join(client, file))), file).toBe(true);
+      }
+    } finally {
+      fs.rmSync(path.dirname(dist), { recursive: true, force: true });
+    }
+  }, 120_000);
 });
