@@ -9,6 +9,16 @@ interface Env {
   ASSETS: AssetsBinding;
 }
 
+/**
+ * One `ReleaseFiles` per binding, so what the handler keeps per release (the sorted creators rows)
+ * is made once per isolate, not once per request. An isolate runs one version: one release.
+ */
+const filesOf = new WeakMap<AssetsBinding, ReturnType<typeof assetFiles>>();
+
 export default {
-  fetch: (request: Request, env: Env): Promise<Response> => handle(request, assetFiles(env.ASSETS)),
+  fetch(request: Request, env: Env): Promise<Response> {
+    let files = filesOf.get(env.ASSETS);
+    if (!files) filesOf.set(env.ASSETS, files = assetFiles(env.ASSETS));
+    return handle(request, files);
+  },
 };

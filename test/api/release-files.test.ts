@@ -6,9 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { DiskFiles } from '../../src/server/disk-files.ts';
-import { LOOKUP_BUCKETS, bucketOf, lookup, lookupTableFiles, type ReleaseFiles } from '../../src/api/release-files.ts';
+import { CREATORS_ROWS_FILE, LOOKUP_BUCKETS, bucketOf, lookup, lookupTableFiles, type ReleaseFiles } from '../../src/api/release-files.ts';
+import { answer } from '../../src/api/handler.ts';
 import { MAX_IMAGE_BYTES } from '../../src/schemas/limits.ts';
-import { FIXTURE, copyFixture, fixtureSite } from '../support/helpers.ts';
+import { FIXTURE, copyFixture, fixtureSite, request } from '../support/helpers.ts';
 
 const made: string[] = [];
 afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
@@ -94,5 +95,21 @@ describe('lookup tables', () => {
     for (let i = 0; i < n; i++) counts[bucketOf(`user_${i.toString(36)}`)]!++;
     expect(Math.max(...counts)).toBeLessThan((3 * n) / LOOKUP_BUCKETS);
     expect(Math.min(...counts)).toBeGreaterThan(0);
+  });
+});
+
+describe('what the handler keeps per release', () => {
+  test('the creators rows are read and sorted once per release files, whatever the queries', async () => {
+    const { files } = fixtureSite();
+    const reads: string[] = [];
+    const counting: ReleaseFiles = { read: (f) => { reads.push(f); return files.read(f); } };
+    for (const q of ['?limit=1', '?sort=name', '?limit=2&sort=views', '?category=art']) {
+      expect((await answer(request(`/service-api/v1/creators${q}`), counting)).status, q).toBe(200);
+    }
+    expect(reads.filter((f) => f === CREATORS_ROWS_FILE)).toHaveLength(1);
+    // Another release's files read their own.
+    const other: ReleaseFiles = { read: (f) => { reads.push(f); return files.read(f); } };
+    await answer(request('/service-api/v1/creators?limit=1'), other);
+    expect(reads.filter((f) => f === CREATORS_ROWS_FILE)).toHaveLength(2);
   });
 });
