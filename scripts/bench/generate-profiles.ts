@@ -1,8 +1,10 @@
 // Usage: node scripts/bench/generate-profiles.ts <count> <out-dir> [--seed N]
 //
-// Writes a synthetic content folder with <count> profiles, varied like real ones: socials, badges,
-// decorations, custom domains, suspensions, private notes, creators (about 1 in 20), avatars for
-// some, a stats file. Deterministic for a seed, so benchmark runs compare like with like.
+// Writes a synthetic content folder with <count> profiles, varied like a real directory: socials,
+// badges, decorations, custom domains (5%), suspensions (5%), private notes, creators (about 1 in
+// 20), avatars for some, bios from empty to the 1,000-character limit, and a view count in
+// stats/views.yaml for 80% of profiles (as `npm run views:import` writes it: one line per viewed
+// profile). Deterministic for a seed, so benchmark runs compare like with like.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -31,6 +33,12 @@ const LAST = ['Kowalski', 'Tanaka', 'Haddad', 'Silva', 'Okafor', 'Nguyen', 'Mül
 const EXTRA = ['', '', '', ' 🌸', ' ✨', ' 🎮', ' (she/her)', ' 🎧'];
 const PLATFORMS: [string, string][] = [['github', 'https://github.com/'], ['youtube', 'https://www.youtube.com/@'], ['twitch', 'https://twitch.tv/'], ['mastodon', 'https://mastodon.example.org/@'], ['bluesky', 'https://bsky.app/profile/'], ['website', 'https://example.com/~']];
 const BIOS = ['Illustrator and tea person.', 'Backend developer.\nWrites about build systems.', 'Streams speedruns on weekends.', 'Music producer, synths and field recordings.', ''];
+const LONG = [
+  'I draw characters, mostly in ink and watercolour, and post a page of sketches every Sunday. Commissions open twice a year; the queue and the rules are on my website.',
+  'Ten years of backend work: queues, caches, the occasional database migration that ran all weekend. These days I write about build systems and why they are slow.',
+  'Field recordings from train stations, harbours and markets, cut into loops and played live on a modular synth. New set every month — dates below.',
+  'Speedrunner (any% and 100%), occasional commentator, permanent apprentice. Ask me about frame-perfect tricks and I will talk for an hour.',
+];
 const CATEGORIES = ['art', 'music', 'code', 'gaming', '3d', 'writing'];
 
 const dirs = ['profiles', 'creators', 'decorations', 'avatars', 'stats'].map((d) => path.join(out, d));
@@ -49,7 +57,8 @@ const views: string[] = [];
 for (let i = 0; i < count; i++) {
   const username = `user${String(i).padStart(6, '0')}`;
   const lines = [`displayName: "${pick(FIRST)} ${pick(LAST)}${pick(EXTRA)}"`];
-  const bio = pick(BIOS);
+  // One bio in ten is long: up to the 1,000-character limit, in paragraphs.
+  const bio = random() < 0.1 ? Array.from({ length: 1 + Math.floor(random() * 6) }, () => pick(LONG)).join('\n\n').slice(0, 1000).trim() : pick(BIOS);
   if (bio) lines.push(`bio: ${JSON.stringify(bio)}`);
   const created = new Date(Date.UTC(2015, 0, 1) + Math.floor(random() * 3650) * 86_400_000 + Math.floor(random() * 86_400_000));
   lines.push(`createdAt: ${created.toISOString().replace('.000Z', 'Z')}`);
@@ -67,11 +76,11 @@ for (let i = 0; i < count; i++) {
       lines.push(`  - platform: ${platform}`, `    url: ${prefix}${username}`);
     }
   }
-  if (random() < 0.02) lines.push('suspension:', '  reason: spam', '  message: Suspended for spam.', '  at: 2025-06-30T18:45:00Z');
+  if (random() < 0.05) lines.push('suspension:', '  reason: spam', '  message: Suspended for spam.', '  at: 2025-06-30T18:45:00Z');
   if (random() < 0.1) lines.push('private:', `  email: ${username}@example.com`);
   fs.writeFileSync(path.join(out, 'profiles', `${username}.yaml`), `${lines.join('\n')}\n`);
   if (random() < 0.05) fs.writeFileSync(path.join(out, 'creators', `${username}.yaml`), `category: ${pick(CATEGORIES)}\nfeatured: ${random() < 0.1}\n`);
-  if (random() < 0.1) views.push(`${username}: ${Math.floor(random() * 100_000)}`);
+  if (random() < 0.8) views.push(`${username}: ${Math.floor(random() * 100_000)}`);
 }
 fs.writeFileSync(path.join(out, 'stats', 'views.yaml'), `# machine-written\n${views.join('\n')}\n`);
 console.log(`Wrote ${count} profiles to ${out}.`);
