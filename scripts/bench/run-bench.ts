@@ -1,4 +1,5 @@
 // Usage: npm run bench [-- --sizes 1000,10000,20000,100000] [--repeat 3] [--serve-size 100000] [--duration 10] [--connections 50] [--dry-run]
+//        npm run bench -- --lookups-only [--keep-build] [--serve-size 100000] [--repeat 3] [--duration 10] [--connections 50] [--dry-run]
 //
 // The scale benchmark. For each size it generates synthetic content (scripts/bench/generate-profiles.ts),
 // then, in the same run: the floor (scripts/bench/build-floor.ts: parse each YAML, write JSON and a small
@@ -6,7 +7,12 @@
 // profile (the validation cache and page reuse, src/build/page-reuse.ts). Then it serves one size and measures path, query and 404
 // lookups with autocannon against a bare node:http server holding the same bodies in memory
 // (scripts/bench/serve-bare.ts), the servers' start-up time, and their memory after start-up and after each route. Writes the tables to
-// BENCHMARKS.md unless --dry-run. Reports figures; judges nothing.
+// BENCHMARKS.md unless --dry-run, and says in words whether the lookups meet their targets (LOOKUP_TARGETS).
+//
+// --lookups-only skips the build table: it generates and builds the --serve-size profiles once (a rebuild over this
+// benchmark's earlier build of that size when there is one), measures the lookups, and rewrites only the `### Lookups`
+// part of BENCHMARKS.md's Scale section, keeping the build table of the last full run. --keep-build serves that earlier
+// build as it is (the server's code may change between runs; the build's must not).
 //
 // This machine's speed drifts by 2x from minute to minute (shared cores), so floor and build run
 // in alternation --repeat times up to 20,000 profiles and the medians are reported, and each
@@ -21,25 +27,32 @@ import { numberOption, parseCli, step } from '../../src/cli.ts';
 
 const cli = parseCli({
   name: 'bench',
-  usage: 'Usage: npm run bench [-- --sizes 1000,10000,20000,100000] [--repeat 3] [--serve-size 100000] [--duration 10] [--connections 50] [--dry-run]',
+  usage: 'Usage: npm run bench [-- --sizes 1000,10000,20000,100000] [--repeat 3] [--serve-size 100000] [--duration 10] [--connections 50] [--dry-run]\n'
+    + '       npm run bench -- --lookups-only [--keep-build] [--serve-size 100000] [--repeat 3] [--duration 10] [--connections 50] [--dry-run]',
   options: {
-    sizes: { type: 'string', default: '1000,10000,20000,100000', value: '<n,n,...>', help: 'how many profiles to generate and build, in turn (default 1000,10000,20000,100000)' },
+    sizes: { type: 'string', default: '1000,10000,20000,100000', value: '<n,n,...>', help: 'how many profiles to generate and build, in turn (default 1000,10000,20000,100000; not with --lookups-only)' },
+    'lookups-only': { type: 'boolean', default: false, help: 'no build table: generate and build only --serve-size profiles, measure the lookups, rewrite only the lookups part of BENCHMARKS.md' },
+    'keep-build': { type: 'boolean', default: false, help: 'with --lookups-only: serve the build of that size an earlier run left, without generating or building' },
     repeat: { type: 'string', default: '3', value: '<n>', help: 'runs of floor and build up to 20,000 profiles, and of each lookup route; medians reported (default 3)' },
     // The largest size by default: lookups must hold at the scale the issue is about.
-    'serve-size': { type: 'string', default: '100000', value: '<n>', help: 'the size whose build serves the lookups (default 100000, else the last size)' },
+    'serve-size': { type: 'string', default: '100000', value: '<n>', help: 'the size whose build serves the lookups (default 100000, else the last of --sizes)' },
     duration: { type: 'string', default: '10', value: '<s>', help: 'seconds of load per lookup run (default 10)' },
     connections: { type: 'string', default: '50', value: '<n>', help: 'concurrent connections (default 50)' },
     'dry-run': { type: 'boolean', default: false, help: 'print the tables; do not write BENCHMARKS.md' },
   },
 });
 const { values } = cli;
-const sizes = values.sizes.split(',').map((n) => numberOption(cli, 'sizes', n, { integer: true }));
-const serveSize = Number(values['serve-size']);
+const lookupsOnly = values['lookups-only'];
+if (values['keep-build'] && !lookupsOnly) cli.usageError('--keep-build goes with --lookups-only');
+const serveSize = numberOption(cli, 'serve-size', values['serve-size'], { integer: true });
+const sizes = lookupsOnly ? [] : values.sizes.split(',').map((n) => numberOption(cli, 'sizes', n, { integer: true }));
 const repeat = numberOption(cli, 'repeat', values.repeat, { integer: true });
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const duration = numberOption(cli, 'duration', values.duration);
 const connections = numberOption(cli, 'connections', values.connections, { integer: true });
 const WORK = path.join(ROOT, 'node_modules', '.cache', 'bench');
+/** The issue's targets for lookups on our server, against the bare one in the same run. */
+const LOOKUP_TARGETS = { ratio: 0.9, extraRssMb: 100 };
 const node = process.execPath;
 
 // The build as operators run it: `npm run build`'s command from package.json, node flags included
@@ -114,6 +127,20 @@ async function load(base: string, pathFor: () => string, seconds = duration) {
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
 }
 
+if (lookupsOnly) {
+  const content = path.join(WORK, `content-${serveSize}`);
+  const dist = path.join(WORK, `dist-${serveSize}`, 'dist');
+  console.log(`\n== lookups only, ${serveSize} profiles`);
+  if (values['keep-build']) {
+    if (!fs.existsSync(path.join(dist, 'client'))) cli.usageError(`--keep-build: there is no earlier build of ${serveSize} profiles in ${path.relative(ROOT, dist)}`);
+  } else {
+    await run(`generating ${serveSize} profiles`, ['scripts/bench/generate-profiles.ts', String(serveSize), content]);
+    // Generated anew the same (seed 1), so over an earlier build this is a rebuild: cached validation, reused pages.
+    const built = await run('building', BUILD, { CONTENT_DIR: content, DIST_DIR: dist, SITE_URL: 'https://profiles.example.net' });
+    console.log(`built in ${built.seconds.toFixed(1)} s, ${built.peakMb.toFixed(0)} MB`);
+  }
+  builds[serveSize] = dist;
+}
 const serveDist = builds[serveSize] ?? builds[sizes.at(-1)!]!;
 const servedCount = Number(Object.entries(builds).find(([, d]) => d === serveDist)![0]);
 const names = fs.readdirSync(path.join(serveDist, 'client', 'api', 'v1', 'users'));
@@ -125,6 +152,8 @@ const routes: [string, () => string][] = [
   ['404 (distinct names)', () => `/api/v1/users/nobody-${unknown++}`],
 ];
 const serveRows: string[] = [];
+const ratios: Record<string, number> = {};
+let unknownBefore404 = 0;
 const ours = await step(`starting our server on the ${servedCount}-profile build`, () => serve({ env: { DIST_DIR: serveDist } }));
 const bare = await step('starting the bare server', () => serve({ script: 'scripts/bench/serve-bare.ts', args: [serveDist] }));
 // RSS after start-up and after each route's runs: memory under load must stay flat, not grow with
@@ -133,6 +162,7 @@ const rss = { ours: [rssMb(ours.child.pid!)], bare: [rssMb(bare.child.pid!)] };
 for (const [name, pathFor] of routes) {
   const o: Awaited<ReturnType<typeof load>>[] = [];
   const b: Awaited<ReturnType<typeof load>>[] = [];
+  unknownBefore404 = unknown;
   // A warm-up first (JIT, our file cache), then back to back, --repeat times: both servers see the same machine.
   await step(`${name}: warming up both servers (2 s each)`, async () => {
     await load(ours.base, pathFor, 2);
@@ -145,6 +175,7 @@ for (const [name, pathFor] of routes) {
   const medianRun = (rs: typeof o) => rs.find((r) => r.rps === median(rs.map((x) => x.rps)))!;
   const [mo, mb] = [medianRun(o), medianRun(b)];
   const ratio = median(o.map((r, i) => r.rps / b[i]!.rps));
+  ratios[name] = ratio;
   console.log(`${name}: ours ${Math.round(mo.rps)} req/s, bare ${Math.round(mb.rps)} req/s, ratio ${ratio.toFixed(2)}`);
   rss.ours.push(rssMb(ours.child.pid!));
   rss.bare.push(rssMb(bare.child.pid!));
@@ -154,32 +185,56 @@ const memory = (['ours', 'bare'] as const).map((k) => `${k}: ${rss[k].map((mb) =
 ours.child.kill();
 bare.child.kill();
 
+// The issue's targets for our server, judged on this run's figures (both servers on the same machine, in turn).
+const peak = { ours: Math.max(...rss.ours), bare: Math.max(...rss.bare) };
+const speedVerdict = routes.map(([name]) => `${name} ${ratios[name]!.toFixed(2)}x (${ratios[name]! >= LOOKUP_TARGETS.ratio ? 'met' : 'NOT met'})`).join(', ');
+const memoryMet = peak.ours <= peak.bare + LOOKUP_TARGETS.extraRssMb;
+const names404 = unknown - unknownBefore404;
+const verdict = `Targets: each route at ${LOOKUP_TARGETS.ratio}x of bare or more, and our RSS at most bare's + ${LOOKUP_TARGETS.extraRssMb} MB. `
+  + `Ours / bare: ${speedVerdict}. RSS at its highest: ours ${peak.ours.toFixed(0)} MB vs bare ${peak.bare.toFixed(0)} MB, `
+  + `${memoryMet ? 'within' : 'OVER'} bare + ${LOOKUP_TARGETS.extraRssMb} MB`
+  + `${servedCount === 100_000 ? '' : ` (the memory target is set at 100,000 profiles; this build has ${servedCount.toLocaleString('en')})`}. `
+  + `The 404 route sent ${names404.toLocaleString('en')} distinct unknown names: ours ${(rss.ours.at(-1)! - rss.ours.at(-2)!).toFixed(0)} MB over them.`;
+
 const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-const section = `## Scale (npm run bench)
+const machine = `${new Date().toISOString().slice(0, 10)}, commit ${commit}, ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+const SECTION = '## Scale (npm run bench)';
+const LOOKUPS = '### Lookups';
+const buildPart = `### Builds
 
-${new Date().toISOString().slice(0, 10)}, commit ${commit}, ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}.
+${machine}.
 Build times are wall time of the whole command (\`npm run build\`'s node flags); peak memory is the maximum RSS of the build process (Astro runs in it) plus, from 40,000 pages to render, that of its render processes. Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered); rebuilds: the validation cache and unchanged pages linked.
 
 | profiles | floor | floor peak | build | build peak | build / floor (median of pairs) | rebuild, no change | rebuild, one edited | its peak |
 |---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
+`;
+const lookupPart = `${LOOKUPS}
 
+${machine}, load average ${os.loadavg()[0]!.toFixed(1)} before the lookups${lookupsOnly ? ' (`npm run bench -- --lookups-only`)' : ''}.
 Lookups on the ${servedCount.toLocaleString('en')}-profile build, ${connections} connections, ${duration} s per run, ${repeat} runs per server back to back (medians; autocannon in the bench process, each server in its own):
 
 | route | ours req/s | ours p50 / p99 | bare req/s | bare p50 / p99 | ours / bare | errors / non-2xx |
 |---|---|---|---|---|---|---|
 ${serveRows.join('\n')}
 
-Start-up (until listening, the build's files indexed): ours ${(ours.startMs / 1000).toFixed(1)} s, bare ${(bare.startMs / 1000).toFixed(1)} s. Server memory (RSS) after start-up, then after each route above in turn: ${memory.join('; ')}.
+Start-up (until listening): ours ${(ours.startMs / 1000).toFixed(1)} s, bare ${(bare.startMs / 1000).toFixed(1)} s (it reads every body). Server memory (RSS) after start-up, then after each route above in turn: ${memory.join('; ')}.
+
+${verdict}
 `;
-console.log(`\n${section}`);
+console.log(`\n${lookupsOnly ? lookupPart : `${buildPart}\n${lookupPart}`}`);
 if (!values['dry-run']) {
   const file = path.join(ROOT, 'BENCHMARKS.md');
   const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n\nFigures from scripts you can rerun. Absolute times drift on shared machines: compare the ratios measured in the same run.\n\n';
-  const start = old.indexOf('## Scale (npm run bench)');
+  const start = old.indexOf(SECTION);
   const end = start < 0 ? -1 : old.indexOf('\n## ', start + 3);
-  const next = start < 0 ? `${old.trimEnd()}\n\n${section}` : `${old.slice(0, start)}${section}${end < 0 ? '' : old.slice(end + 1)}`;
+  const current = start < 0 ? '' : old.slice(start, end < 0 ? undefined : end + 1);
+  // --lookups-only keeps the build part of the last full run.
+  const lookupsAt = current.indexOf(LOOKUPS);
+  const kept = lookupsAt < 0 ? current.trimEnd() : current.slice(0, lookupsAt).trimEnd();
+  const section = lookupsOnly ? `${kept || SECTION}\n\n${lookupPart}` : `${SECTION}\n\n${buildPart}\n${lookupPart}`;
+  const next = start < 0 ? `${old.trimEnd()}\n\n${section}` : `${old.slice(0, start)}${section}${end < 0 ? '' : `\n${old.slice(end + 1)}`}`;
   fs.writeFileSync(file, next);
   console.log('Wrote BENCHMARKS.md');
 }
