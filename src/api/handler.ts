@@ -14,7 +14,7 @@ import {
   successJson, svgResponse, toWebResponse, type ApiResponse,
 } from '../http/response.ts';
 import { fromWebRequest, type ApiRequest } from '../http/request.ts';
-import { CREATORS_ROWS_FILE, imageTypeOf, lookup, type CreatorsRows, type ReleaseFiles } from './release-files.ts';
+import { CREATORS_ROWS_FILE, imageTypeOf, lookup, type CreatorsRows, type MaybePromise, type ReleaseFiles } from './release-files.ts';
 
 export const USERS_PATH = '/api/v1/users';
 export const USER_PREFIX = `${USERS_PATH}/`;
@@ -77,22 +77,42 @@ export function dataOf(file: Uint8Array): Uint8Array {
 }
 
 /** A user's answer: the pre-rendered file's own bytes for the exact name, else made on demand around its `data`. */
-async function userAnswer(req: ApiRequest, files: ReleaseFiles, checked: Checked, exact: boolean): Promise<ApiResponse> {
+function userAnswer(req: ApiRequest, files: ReleaseFiles, checked: Checked, exact: boolean): MaybePromise<ApiResponse> {
   if (!checked.ok) return checked.response;
-  const file = await files.read(userFile(checked.username));
-  if (!file) return userNotFound(req, checked.username);
+  const { username } = checked;
+  const file = files.read(userFile(username));
+  // No promise when the reader answered at once: the lookups' hot path.
+  return file instanceof Promise ? file.then((f) => userFileAnswer(req, username, f, exact)) : userFileAnswer(req, username, file, exact);
+}
+
+function userFileAnswer(req: ApiRequest, username: string, file: Uint8Array | undefined, exact: boolean): ApiResponse {
+  if (!file) return userNotFound(req, username);
   // The address of the file itself: the answer a static host gives (meta of the build, a strong ETag).
   if (exact) return staticAnswer(file, staticFileHeaders(USER_PREFIX, ''));
   // The ETag covers `data` only, so it stays the same while `meta.timestamp` moves.
   const data = dataOf(file);
-  return successJson(data as Buffer, { etag: `W/${etagOf(data)}`, timestamp: nowIso(), executionTimeMs: elapsed(req) });
+  return successJson(data as Buffer, { etag: dataEtagOf(file, data), timestamp: nowIso(), executionTimeMs: elapsed(req) });
 }
 
+/**
+ * Weak ETags of the `data` of user files, computed once per bytes object (a reader that caches
+ * returns the same one): hashing `data` cost 1.9-4.6 µs of a query lookup's 11-14 µs (in-process, 100,000 profiles).
+ */
+const dataEtags = new WeakMap<Uint8Array, string>();
+function dataEtagOf(file: Uint8Array, data: Uint8Array): string {
+  let etag = dataEtags.get(file);
+  if (etag === undefined) dataEtags.set(file, etag = `W/${etagOf(data)}`);
+  return etag;
+}
+
+/** `decodeURIComponent`, skipped when there is nothing to decode (it returns such a string as it is). */
+const decodePath = (s: string) => (s.includes('%') ? decodeURIComponent(s) : s);
+
 /** GET /api/v1/users/<username>: the pre-rendered file for the exact name; other casings and unknown names on demand. */
-function userByPath(req: ApiRequest, files: ReleaseFiles, segment: string): Promise<ApiResponse> | ApiResponse {
+function userByPath(req: ApiRequest, files: ReleaseFiles, segment: string): MaybePromise<ApiResponse> {
   let raw: string;
   try {
-    raw = decodeURIComponent(segment);
+    raw = decodePath(segment);
   } catch {
     return errorJson(400, 'INVALID_USERNAME', 'The username in the path is not valid percent-encoding.', req);
   }
@@ -127,7 +147,7 @@ const creatorsOf = new WeakMap<ReleaseFiles, Promise<{ siteUrl: string; sorted: 
 function releaseCreators(files: ReleaseFiles) {
   let rows = creatorsOf.get(files);
   if (!rows) {
-    rows = files.read(CREATORS_ROWS_FILE).then((bytes) => {
+    rows = Promise.resolve(files.read(CREATORS_ROWS_FILE)).then((bytes) => {
       if (!bytes) return undefined;
       const { siteUrl, rows } = JSON.parse(new TextDecoder().decode(bytes)) as CreatorsRows;
       return { siteUrl, sorted: sortedCreators(rows) };
@@ -176,7 +196,7 @@ async function decoration(req: ApiRequest, files: ReleaseFiles): Promise<ApiResp
 }
 
 /** The routing table of the API. Anything else under /api/ and /service-api/ is a JSON 404. */
-function apiRoute(req: ApiRequest, files: ReleaseFiles): ApiResponse | Promise<ApiResponse> {
+function apiRoute(req: ApiRequest, files: ReleaseFiles): MaybePromise<ApiResponse> {
   const path = req.path;
   if (path === USERS_PATH) return userAnswer(req, files, usernameFromQuery(req, 'username'), false);
   if (path.startsWith(USER_PREFIX)) {
@@ -252,24 +272,30 @@ async function notFoundHtml(files: ReleaseFiles): Promise<ApiResponse> {
 
 function safeDecode(p: string): string | undefined {
   try {
-    return decodeURIComponent(p);
+    return decodePath(p);
   } catch {
     return undefined;
   }
 }
 
 /** Every request, before conditional GET and HEAD: see the module comment. */
-async function route(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
+function route(req: ApiRequest, files: ReleaseFiles): MaybePromise<ApiResponse> {
   const path = req.path;
   if (isApiPath(path)) {
     // The user files and the creators list's first page are read by the API routes, which know them.
-    if (req.search === '' && !path.startsWith(USER_PREFIX) && path !== CREATORS_PATH) {
-      const decoded = safeDecode(path);
-      const file = decoded !== undefined && await staticFile(files, decoded);
-      if (file) return file;
-    }
+    if (req.search === '' && !path.startsWith(USER_PREFIX) && path !== CREATORS_PATH) return apiFileOrRoute(req, files, path);
     return apiRoute(req, files);
   }
+  return pageRoute(req, files, path);
+}
+
+async function apiFileOrRoute(req: ApiRequest, files: ReleaseFiles, path: string): Promise<ApiResponse> {
+  const decoded = safeDecode(path);
+  const file = decoded !== undefined && await staticFile(files, decoded);
+  return file || apiRoute(req, files);
+}
+
+async function pageRoute(req: ApiRequest, files: ReleaseFiles, path: string): Promise<ApiResponse> {
   const decoded = safeDecode(path);
   if (decoded === undefined) return notFoundHtml(files);
   if (decoded === '/') {
@@ -287,13 +313,15 @@ async function route(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse>
 }
 
 /**
- * Method rules, routing, conditional GET and HEAD for any request. Never throws for a request; a
- * failing `files.read` rejects, and the caller answers a 500.
+ * Method rules, routing, conditional GET and HEAD for any request: the answer, or a promise of it
+ * when a file had to be waited for. Never throws for a request; a failing `files.read` rejects,
+ * and the caller answers a 500.
  */
-export async function answer(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
+export function answer(req: ApiRequest, files: ReleaseFiles): MaybePromise<ApiResponse> {
   if (req.method === 'OPTIONS') return preflight();
   if (!isReadMethod(req.method)) return methodNotAllowed(req);
-  return finish(req, await route(req, files));
+  const routed = route(req, files);
+  return routed instanceof Promise ? routed.then((r) => finish(req, r)) : finish(req, routed);
 }
 
 /** The handler as a Web-standard function: `Request -> Response`, for Cloudflare Workers and Astro routes. */

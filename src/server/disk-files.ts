@@ -4,7 +4,7 @@
 // bytes as they came.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ReleaseFiles } from '../api/release-files.ts';
+import type { MaybePromise, ReleaseFiles } from '../api/release-files.ts';
 
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
@@ -17,60 +17,85 @@ const ABSENT = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'ENAMETOOLONG', 'EISDIR'])
 /** Files above this are read without blocking the event loop, and never kept. */
 const SYNC_READ_BYTES = 1 << 20;
 
+/** Where small files are read before they are copied to where they stay. */
+const scratch = Buffer.allocUnsafeSlow(SYNC_READ_BYTES);
+
+/**
+ * Kept bodies are copied into slabs of this size rather than each allocated on its own: at 100,000
+ * profiles, the 74 MB of user files took 174 MB of RSS allocated one by one, 146 MB in slabs.
+ */
+const SLAB_BYTES = 1 << 20;
+
+interface Slab {
+  buffer: Buffer;
+  /** Bytes written so far. */
+  used: number;
+  /** Files whose body was copied here (one may since have moved to a newer slab). */
+  files: string[];
+}
+
 interface Cached {
   bytes: Buffer;
-  /** Used since the cache last considered evicting it. */
+  slab: Slab;
+  /** Used since its slab was last considered for eviction. */
   used: boolean;
 }
 
 export class DiskFiles implements ReleaseFiles {
   readonly root: string;
   readonly #cache = new Map<string, Cached>();
+  /** Oldest first; the last one is being filled. */
+  readonly #slabs: Slab[] = [];
   readonly #budget: number;
+  readonly #slabBytes: number;
   #cachedBytes = 0;
 
   /** @param root the release's `client` folder, by its real path (a request pinned to a release never reads through the `dist` link) */
   constructor(root: string, budget = DEFAULT_FILE_CACHE_BYTES) {
     this.root = root;
     this.#budget = budget;
+    // At least 16 slabs, so evicting one drops at most a sixteenth of what is kept.
+    this.#slabBytes = Math.min(SLAB_BYTES, Math.floor(budget / 16));
   }
 
-  /** Bytes of file bodies held in memory now: at most the budget. */
+  /** Bytes of file bodies held in memory now: at most the budget (the slabs holding them are too). */
   get cachedBytes(): number {
     return this.#cachedBytes;
   }
 
-  read(file: string): Promise<Uint8Array | undefined> {
+  /** A kept body or a small file at once (no promise to wait for), a large file later; failures reject. */
+  read(file: string): MaybePromise<Uint8Array | undefined> {
     const hit = this.#cache.get(file);
     if (hit) {
       hit.used = true;
-      return Promise.resolve(hit.bytes);
+      return hit.bytes;
     }
     // Small files are read at once: from the page cache that is a few microseconds, cheaper than a
-    // trip through libuv's thread pool, and a miss (an unknown name) costs one failed open.
+    // trip through libuv's thread pool. A miss (an unknown name) costs one lstat, which reports an
+    // absent file without the exception a failed open makes: an unknown name's answer went from 23.4 to 9.3 µs in-process.
+    const where = path.join(this.root, file);
     let fd: number;
     try {
-      fd = fs.openSync(path.join(this.root, file), fs.constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      const st = fs.lstatSync(where, { throwIfNoEntry: false });
+      // Only regular files: the build writes nothing else, a link is refused, and a FIFO must never hang a request.
+      if (!st?.isFile()) return undefined;
+      fd = fs.openSync(where, fs.constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     } catch (e) {
       // No such file (or a link, refused by O_NOFOLLOW). Anything else (out of descriptors, a disk
       // error) is a failure of ours, answered as a 500 no cache keeps, never as a 404 it would.
-      if (ABSENT.has((e as NodeJS.ErrnoException).code!)) return Promise.resolve(undefined);
+      if (ABSENT.has((e as NodeJS.ErrnoException).code!)) return undefined;
       return Promise.reject(e as Error);
     }
-    let size: number;
     try {
+      // fstat of what was opened: the lstat above saw the name, this is the file.
       const st = fs.fstatSync(fd);
-      // Only regular files: the build writes nothing else, and a FIFO must never hang a request.
-      if (!st.isFile()) { fs.closeSync(fd); return Promise.resolve(undefined); }
-      size = st.size;
+      if (!st.isFile()) { fs.closeSync(fd); return undefined; }
+      const size = st.size;
       if (size > SYNC_READ_BYTES) return this.#readLarge(fd, size);
-      const bytes = Buffer.allocUnsafeSlow(size);
       let at = 0;
-      for (let n; at < size && (n = fs.readSync(fd, bytes, at, size - at, at)) > 0;) at += n;
+      for (let n; at < size && (n = fs.readSync(fd, scratch, at, size - at, at)) > 0;) at += n;
       fs.closeSync(fd);
-      const body = at === size ? bytes : bytes.subarray(0, at);
-      this.#keep(file, body);
-      return Promise.resolve(body);
+      return this.#keep(file, scratch.subarray(0, at)) ?? Buffer.from(scratch.subarray(0, at));
     } catch (e) {
       try { fs.closeSync(fd); } catch { /* closed already */ }
       return Promise.reject(e as Error);
@@ -90,21 +115,57 @@ export class DiskFiles implements ReleaseFiles {
     }
   }
 
-  #keep(file: string, bytes: Buffer): void {
-    if (bytes.length > this.#budget / 16) return;
-    this.#cache.set(file, { bytes, used: false });
+  /** A copy of `bytes` in the newest slab, remembered for `file`; undefined when too large to keep. */
+  #keep(file: string, bytes: Buffer): Buffer | undefined {
+    if (bytes.length > this.#slabBytes) return undefined;
+    const kept = this.#copy(file, bytes);
+    this.#cache.set(file, { bytes: kept.bytes, slab: kept.slab, used: false });
     this.#cachedBytes += bytes.length;
-    // Second chance: the oldest entry leaves unless it was used since it last came round, so hits
-    // cost a flag, not a reorder, and files in use stay.
-    while (this.#cachedBytes > this.#budget) {
-      const [oldest, entry] = this.#cache.entries().next().value!;
-      this.#cache.delete(oldest);
-      if (entry.used) {
-        entry.used = false;
-        this.#cache.set(oldest, entry);
-      } else {
-        this.#cachedBytes -= entry.bytes.length;
-      }
+    return kept.bytes;
+  }
+
+  #copy(file: string, bytes: Buffer): { bytes: Buffer; slab: Slab } {
+    for (;;) {
+      const slab = this.#slabs.at(-1);
+      const copied = slab && this.#copyInto(slab, file, bytes);
+      if (copied) return { bytes: copied, slab: slab! };
+      this.#slabs.push({ buffer: Buffer.allocUnsafeSlow(this.#slabBytes), used: 0, files: [] });
+      // After the new slab is in place, so that bodies in use move there (they may fill it: then once more,
+      // and the bodies moved have had their second chance).
+      while (this.#slabs.length * this.#slabBytes > this.#budget && this.#slabs.length > 1) this.#evictOldest();
     }
+  }
+
+  /**
+   * Second chance, a slab at a time: the oldest slab goes; a body used since it last came round is
+   * copied to the newest slab, others leave. Hits cost a flag, not a reorder, and files in use stay.
+   */
+  #evictOldest(): void {
+    const oldest = this.#slabs.shift()!;
+    for (const file of oldest.files) {
+      const entry = this.#cache.get(file);
+      if (!entry || entry.slab !== oldest) continue;
+      if (entry.used && this.#slabs.length) {
+        const moved = this.#copyInto(this.#slabs.at(-1)!, file, entry.bytes);
+        if (moved) {
+          entry.bytes = moved;
+          entry.slab = this.#slabs.at(-1)!;
+          entry.used = false;
+          continue;
+        }
+      }
+      this.#cache.delete(file);
+      this.#cachedBytes -= entry.bytes.length;
+    }
+  }
+
+  /** A copy in `slab` if it has room. */
+  #copyInto(slab: Slab, file: string, bytes: Buffer): Buffer | undefined {
+    if (slab.used + bytes.length > slab.buffer.length) return undefined;
+    const at = slab.used;
+    bytes.copy(slab.buffer, at);
+    slab.used += bytes.length;
+    slab.files.push(file);
+    return slab.buffer.subarray(at, at + bytes.length);
   }
 }

@@ -50,7 +50,8 @@ export async function createSiteServer(distDir: string, options: SiteServerOptio
       });
   }
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  /** Sends the answer at once when the handler has it at once (no promise: the lookups' hot path). */
+  function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> | void {
     const target = req.url ?? '/';
     if (target.length > MAX_TARGET_BYTES) return send(res, requestError(414, `The request target is longer than ${MAX_TARGET_BYTES} bytes.`));
     if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
@@ -58,16 +59,23 @@ export async function createSiteServer(distDir: string, options: SiteServerOptio
     }
     const request = splitTarget(req.method ?? 'GET', target, (name) => headerOf(req, name), performance.now());
     // Pinned: the whole request is answered from this release, even if another is switched in meanwhile.
-    send(res, await answer(request, current.files));
+    const answered = answer(request, current.files);
+    if (answered instanceof Promise) return answered.then((r) => send(res, r));
+    send(res, answered);
   }
 
   // A missing Host is answered by us (a JSON 400 with our headers), not by Node's bare 400.
   const server = http.createServer({ requireHostHeader: false }, (req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    const failed = (error: unknown) => {
       console.error(`error answering ${req.method} ${req.url}:`, error);
       if (!res.headersSent) send(res, serverError());
       else res.destroy();
-    });
+    };
+    try {
+      handle(req, res)?.catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   });
   accessLog?.watch(server);
   // A request Node cannot even parse still gets a JSON answer with the common headers (and a log line).
