@@ -175,6 +175,12 @@ for (const [name, pathFor] of routes) {
   const medianRun = (rs: typeof o) => rs.find((r) => r.rps === median(rs.map((x) => x.rps)))!;
   const [mo, mb] = [medianRun(o), medianRun(b)];
   const ratio = median(o.map((r, i) => r.rps / b[i]!.rps));
+  // A server that died (a crash, or the OOM killer on a shared machine) says so, with what it printed.
+  for (const [who, server] of [['our', ours], ['the bare', bare]] as const) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) {
+      throw new Error(`${who} server exited (${server.child.exitCode ?? server.child.signalCode}) during ${name}:\n${server.output().slice(-2000)}`);
+    }
+  }
   ratios[name] = ratio;
   console.log(`${name}: ours ${Math.round(mo.rps)} req/s, bare ${Math.round(mb.rps)} req/s, ratio ${ratio.toFixed(2)}`);
   rss.ours.push(rssMb(ours.child.pid!));

@@ -3,10 +3,12 @@
 // folder must be inside the project (src/config.ts distDirProblem), so callers build under
 // node_modules/.cache.
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns, type StdioOptions } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SERVER_SCRIPT = 'src/server/main.ts';
 
 export interface BuildOptions {
   contentDir: string;
@@ -44,7 +46,7 @@ export function buildSiteAsync({ contentDir, distDir, siteUrl, env = {} }: Build
 }
 
 export interface ServeOptions {
-  /** The server to run, relative to the project: ours by default, or scripts/bench/serve-bare.ts. */
+  /** The server to run, relative to the project: ours by default (with `npm run serve`'s node flags), or scripts/bench/serve-bare.ts. */
   script?: string;
   /** Arguments after the script. */
   args?: string[];
@@ -70,8 +72,19 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/**
+ * The node flags of `npm run serve` (package.json), so that tests and benchmarks run our server as
+ * operators do.
+ */
+export const SERVE_NODE_FLAGS: readonly string[] = (() => {
+  const command = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { serve: string } }).scripts.serve.split(/\s+/);
+  if (command[0] !== 'node' || command.at(-1) !== SERVER_SCRIPT) throw new Error(`unexpected serve script: ${command.join(' ')}`);
+  return command.slice(1, -1);
+})();
+
 /** Starts a server on 127.0.0.1 and a free port; resolves once it prints its address, rejects with its output when it exits before. */
-export function serve({ script = 'src/server/main.ts', args = [], nodeArgs = [], env = {}, ipc = false }: ServeOptions = {}): Promise<RunningServer> {
+export function serve({ script = SERVER_SCRIPT, args = [], nodeArgs = [], env = {}, ipc = false }: ServeOptions = {}): Promise<RunningServer> {
+  if (script === SERVER_SCRIPT) nodeArgs = [...SERVE_NODE_FLAGS, ...nodeArgs];
   const started = performance.now();
   const stdio: StdioOptions = ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'];
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
