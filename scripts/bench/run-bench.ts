@@ -156,40 +156,48 @@ const ratios: Record<string, number> = {};
 let unknownBefore404 = 0;
 const ours = await step(`starting our server on the ${servedCount}-profile build`, () => serve({ env: { DIST_DIR: serveDist } }));
 const bare = await step('starting the bare server', () => serve({ script: 'scripts/bench/serve-bare.ts', args: [serveDist] }));
+// The same bare server sending the contract's headers: what is left between it and ours is our code.
+const bareH = await step('starting the bare server with the contract\'s headers', () => serve({ script: 'scripts/bench/serve-bare.ts', args: [serveDist, '--contract-headers'] }));
 // RSS after start-up and after each route's runs: memory under load must stay flat, not grow with
 // requests (the 404 route alone sends hundreds of thousands of distinct names).
 const rss = { ours: [rssMb(ours.child.pid!)], bare: [rssMb(bare.child.pid!)] };
 for (const [name, pathFor] of routes) {
   const o: Awaited<ReturnType<typeof load>>[] = [];
   const b: Awaited<ReturnType<typeof load>>[] = [];
+  const h: Awaited<ReturnType<typeof load>>[] = [];
   unknownBefore404 = unknown;
   // A warm-up first (JIT, our file cache), then back to back, --repeat times: both servers see the same machine.
   await step(`${name}: warming up both servers (2 s each)`, async () => {
     await load(ours.base, pathFor, 2);
     await load(bare.base, pathFor, 2);
+    await load(bareH.base, pathFor, 2);
   });
   for (let i = 0; i < repeat; i++) {
     o.push(await step(`${name}: ours, run ${i + 1} of ${repeat} (${duration} s)`, () => load(ours.base, pathFor)));
     b.push(await step(`${name}: bare, run ${i + 1} of ${repeat} (${duration} s)`, () => load(bare.base, pathFor)));
+    h.push(await step(`${name}: bare with the contract's headers, run ${i + 1} of ${repeat} (${duration} s)`, () => load(bareH.base, pathFor)));
   }
   const medianRun = (rs: typeof o) => rs.find((r) => r.rps === median(rs.map((x) => x.rps)))!;
   const [mo, mb] = [medianRun(o), medianRun(b)];
   const ratio = median(o.map((r, i) => r.rps / b[i]!.rps));
+  const ratioH = median(o.map((r, i) => r.rps / h[i]!.rps));
+  const mh = medianRun(h);
   // A server that died (a crash, or the OOM killer on a shared machine) says so, with what it printed.
-  for (const [who, server] of [['our', ours], ['the bare', bare]] as const) {
+  for (const [who, server] of [['our', ours], ['the bare', bare], ['the bare (contract headers)', bareH]] as const) {
     if (server.child.exitCode !== null || server.child.signalCode !== null) {
       throw new Error(`${who} server exited (${server.child.exitCode ?? server.child.signalCode}) during ${name}:\n${server.output().slice(-2000)}`);
     }
   }
   ratios[name] = ratio;
-  console.log(`${name}: ours ${Math.round(mo.rps)} req/s, bare ${Math.round(mb.rps)} req/s, ratio ${ratio.toFixed(2)}`);
+  console.log(`${name}: ours ${Math.round(mo.rps)} req/s, bare ${Math.round(mb.rps)} req/s, ratio ${ratio.toFixed(2)}; bare with the contract's headers ${Math.round(mh.rps)} req/s, ratio ${ratioH.toFixed(2)}`);
   rss.ours.push(rssMb(ours.child.pid!));
   rss.bare.push(rssMb(bare.child.pid!));
-  serveRows.push(`| ${name} | ${Math.round(mo.rps).toLocaleString('en')} | ${mo.p50} / ${mo.p99} ms | ${Math.round(mb.rps).toLocaleString('en')} | ${mb.p50} / ${mb.p99} ms | ${ratio.toFixed(2)}x | ${o.reduce((a, r) => a + r.errors, 0)} / ${mo.non2xx} |`);
+  serveRows.push(`| ${name} | ${Math.round(mo.rps).toLocaleString('en')} | ${mo.p50} / ${mo.p99} ms | ${Math.round(mb.rps).toLocaleString('en')} | ${mb.p50} / ${mb.p99} ms | ${ratio.toFixed(2)}x | ${Math.round(mh.rps).toLocaleString('en')} | ${ratioH.toFixed(2)}x | ${o.reduce((a, r) => a + r.errors, 0)} / ${mo.non2xx} |`);
 }
 const memory = (['ours', 'bare'] as const).map((k) => `${k}: ${rss[k].map((mb) => mb.toFixed(0)).join(' → ')} MB`);
 ours.child.kill();
 bare.child.kill();
+bareH.child.kill();
 
 // The issue's targets for our server, judged on this run's figures (both servers on the same machine, in turn).
 const peak = { ours: Math.max(...rss.ours), bare: Math.max(...rss.bare) };
@@ -219,10 +227,10 @@ ${rows.join('\n')}
 const lookupPart = `${LOOKUPS}
 
 ${machine}, load average ${os.loadavg()[0]!.toFixed(1)} before the lookups${lookupsOnly ? ' (`npm run bench -- --lookups-only`)' : ''}.
-Lookups on the ${servedCount.toLocaleString('en')}-profile build, ${connections} connections, ${duration} s per run, ${repeat} runs per server back to back (medians; autocannon in the bench process, each server in its own):
+Lookups on the ${servedCount.toLocaleString('en')}-profile build, ${connections} connections, ${duration} s per run, ${repeat} runs per server back to back (medians; autocannon in the bench process, each server in its own). "Bare + contract headers" is the bare server sending the headers every answer of ours must carry (CORS, Cache-Control, the policy's others, an ETag): the gap between it and ours is our code's, the rest is the contract's bytes on the wire:
 
-| route | ours req/s | ours p50 / p99 | bare req/s | bare p50 / p99 | ours / bare | errors / non-2xx |
-|---|---|---|---|---|---|---|
+| route | ours req/s | ours p50 / p99 | bare req/s | bare p50 / p99 | ours / bare | bare + contract headers req/s | ours / that | errors / non-2xx |
+|---|---|---|---|---|---|---|---|---|
 ${serveRows.join('\n')}
 
 Start-up (until listening): ours ${(ours.startMs / 1000).toFixed(1)} s, bare ${(bare.startMs / 1000).toFixed(1)} s (it reads every body). Server memory (RSS) after start-up, then after each route above in turn: ${memory.join('; ')}.
