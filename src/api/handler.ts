@@ -230,8 +230,20 @@ function etagOfBytes(bytes: Uint8Array): string {
   return etag;
 }
 
-function staticAnswer(bytes: Uint8Array, headers: Readonly<Record<string, string>>): ApiResponse {
-  return { status: 200, headers: { ...headers, etag: etagOfBytes(bytes) }, body: bytes };
+/**
+ * A file's answer headers (the policy's for its kind, its ETag and length), made once per bytes
+ * object and shared by every answer of it, never modified: a lookup served from a kept body
+ * allocates no headers of its own. They live as long as the reader keeps the bytes.
+ */
+const fileHeaders = new WeakMap<Uint8Array, { base: Readonly<Record<string, string>>; headers: Readonly<Record<string, string>> }>();
+
+function staticAnswer(bytes: Uint8Array, base: Readonly<Record<string, string>>): ApiResponse {
+  let made = fileHeaders.get(bytes);
+  if (made?.base !== base) {
+    made = { base, headers: Object.freeze({ ...base, etag: etagOfBytes(bytes), 'content-length': String(bytes.byteLength) }) };
+    fileHeaders.set(bytes, made);
+  }
+  return { status: 200, headers: made.headers as Record<string, string>, body: bytes };
 }
 
 /** The build file at a decoded address, with the headers the policy gives it; undefined when there is none. */

@@ -59,10 +59,16 @@ export function successJson(
   opts: { etag?: string; timestamp: string; executionTimeMs: number; metaExtra?: string; links?: PageLinks },
 ): ApiResponse {
   const links = opts.links ? `,"links":${JSON.stringify(opts.links)}` : '';
+  const body = successBody(dataJson, opts);
+  // The length too, so the server sends these headers as they are, without a copy to add it.
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
   return {
     status: 200,
-    headers: { ...JSON_HEADERS, ...(opts.links && pageLinkHeaders(opts.links)), etag: opts.etag ?? `W/${etagOf(`${dataJson}${opts.metaExtra ?? ''}${links}`)}` },
-    body: successBody(dataJson, opts),
+    headers: {
+      ...JSON_HEADERS, ...(opts.links && pageLinkHeaders(opts.links)),
+      etag: opts.etag ?? `W/${etagOf(`${dataJson}${opts.metaExtra ?? ''}${links}`)}`, 'content-length': String(length),
+    },
+    body,
   };
 }
 
