@@ -17,6 +17,9 @@ const filesOf = new WeakMap<AssetsBinding, ReturnType<typeof assetFiles>>();
 
 export default {
   fetch(request: Request, env: Env): Promise<Response> {
+    // No answer reads a request body: say so at once, so workerd does not wait on it or close
+    // the connection under a client still sending it (a POST gets its 405 either way).
+    request.body?.cancel().catch(() => {});
     let files = filesOf.get(env.ASSETS);
     if (!files) filesOf.set(env.ASSETS, files = assetFiles(env.ASSETS));
     return handle(request, files);
