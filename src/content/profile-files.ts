@@ -2,7 +2,8 @@
 // at 100,000 profiles YAML parsing and validation are most of a build's CPU time. Three ways to
 // run the same `parseProfileFile`: in the calling thread (`loadContent`, small folders, tests),
 // in worker threads (`parseProfiles` with many files), and not at all for a file whose bytes are
-// in the validation cache from an earlier run.
+// in the validation cache from an earlier run, or not even read when its stat says it is the very
+// file the cache saw.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -59,6 +60,8 @@ export interface ParseOptions {
 export interface ParseStats {
   files: number;
   fromCache: number;
+  /** Files whose bytes were read: the others' stat matched the cache's. */
+  read: number;
   workers: number;
 }
 
@@ -66,14 +69,35 @@ export interface ParseStats {
 const FILES_PER_WORKER_MIN = 2_000;
 /** Files per message to a worker: small enough to balance two workers, big enough to amortise the message. */
 const BATCH = 1_000;
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 
 interface CacheFile {
   version: number;
   /** Hash of the code that validates: a schema change empties the cache. */
   validator: string;
-  entries: Record<string, [sha1: string, parsed: ParsedProfile & { ok: true }]>;
+  /** When the run that wrote it started (ms): a file changed since then is read again, whatever its stat. */
+  scannedAt: number;
+  entries: Record<string, [sha1: string, parsed: ParsedProfile & { ok: true }, stamp: string]>;
 }
+
+/**
+ * What identifies a file's bytes without reading them, as git's index does: inode, size, and the
+ * modification and change times in nanoseconds. The change time cannot be set back by a user, so a
+ * write that restores the old mtime still shows.
+ */
+function stampOf(file: string): { stamp: string; changedMs: number } | undefined {
+  const st = fs.lstatSync(file, { bigint: true, throwIfNoEntry: false });
+  if (!st?.isFile()) return undefined;
+  const changed = st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs;
+  return { stamp: `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, changedMs: Number(changed / 1_000_000n) };
+}
+
+/**
+ * A stamp is trusted only for files last changed well before the run that stored it began: a file
+ * written in the same tick as that run could have a stamp that does not show the write (coarse
+ * clocks; git calls this "racy"). One second of margin covers file systems with 1 s times.
+ */
+const RACY_MS = 1000;
 
 /**
  * Parses every profile file, in the order given, with the cache and workers of `options`. `read`
@@ -82,11 +106,28 @@ interface CacheFile {
 export async function parseProfiles(files: readonly ProfileFile[], options: ParseOptions, read: (file: string) => ReadResult): Promise<{ parsed: ParsedProfile[]; stats: ParseStats }> {
   const validator = options.cacheFile ? validatorFingerprint() : '';
   const cache = options.cacheFile && !options.ignoreCache ? readCache(options.cacheFile, validator) : undefined;
+  const scannedAt = Date.now();
   const parsed: ParsedProfile[] = new Array(files.length);
   const hashes: string[] = new Array(files.length);
+  const stamps: string[] = new Array(files.length);
   const todo: { i: number; username: string; file: string; source: string }[] = [];
+  let readCount = 0;
   for (let i = 0; i < files.length; i++) {
     const { username, file } = files[i]!;
+    if (options.cacheFile) {
+      // Unchanged by its stat since a run that validated it: not read at all. Only a regular file
+      // (lstat: never through a link) that the walk of the folder found; its bytes, once read
+      // through the safe reader, gave the cached result.
+      const stat = stampOf(file);
+      const hit = cache && stat && Object.hasOwn(cache.entries, username) ? cache.entries[username] : undefined;
+      if (stat) stamps[i] = stat.stamp;
+      if (hit && stat && hit[2] === stat.stamp && stat.changedMs < cache!.scannedAt - RACY_MS) {
+        hashes[i] = hit[0];
+        parsed[i] = hit[1];
+        continue;
+      }
+    }
+    readCount++;
     const r = read(file);
     if (!r.ok) {
       parsed[i] = { ok: false, username, problems: r.problems };
@@ -114,15 +155,17 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
     for (const t of todo) parsed[t.i] = parseProfileFile(t.username, t.file, t.source);
   }
 
-  if (options.cacheFile && (todo.length || !cache || Object.keys(cache.entries).length !== files.length)) {
+  // Rewritten when anything was parsed or read (a file read again gets its new stamp, so the next
+  // run need not read it).
+  if (options.cacheFile && (todo.length || readCount || !cache || Object.keys(cache.entries).length !== files.length)) {
     const entries: CacheFile['entries'] = Object.create(null);
     for (let i = 0; i < files.length; i++) {
       const p = parsed[i]!;
-      if (p.ok) entries[p.username] = [hashes[i]!, p];
+      if (p.ok) entries[p.username] = [hashes[i]!, p, stamps[i] ?? ''];
     }
-    writeCache(options.cacheFile, { version: CACHE_VERSION, validator, entries });
+    writeCache(options.cacheFile, { version: CACHE_VERSION, validator, scannedAt, entries });
   }
-  return { parsed, stats: { files: files.length, fromCache: files.length - todo.length, workers } };
+  return { parsed, stats: { files: files.length, fromCache: files.length - todo.length, read: readCount, workers } };
 }
 
 async function parseInWorkers(

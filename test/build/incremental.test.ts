@@ -68,6 +68,46 @@ describe('the validation cache and worker threads', () => {
     expect(third.content.profiles.has('alice')).toBe(false);
   });
 
+  test('a file whose stat matches the cache is not even read; any write to it is seen', async () => {
+    const dir = fixtureCopy();
+    const cacheFile = path.join(tempDir('incremental-cache-'), 'cache.json');
+    // As if the first run had started 5 s after the files were written: stamps are then trusted
+    // (a file changed within a second of a run is read again by the next, whatever its stat).
+    const later = async () => {
+      const r = await loadContentFast(dir, { cacheFile });
+      const cache = JSON.parse(fs.readFileSync(cacheFile, 'utf8'));
+      fs.writeFileSync(cacheFile, JSON.stringify({ ...cache, scannedAt: Date.now() + 5000 }));
+      return r;
+    };
+    const first = await later();
+    expect(first.stats.read).toBe(first.stats.files);
+    const second = await later();
+    expect(second.stats).toMatchObject({ read: 0, fromCache: second.stats.files });
+    expect(plain(second)).toEqual(plain(first));
+
+    // The same size and the old modification time put back: the change time still shows the write.
+    const bob = path.join(dir, 'profiles', 'bob.yaml');
+    const before = fs.statSync(bob);
+    const text = fs.readFileSync(bob, 'utf8');
+    fs.writeFileSync(bob, text.replace('displayName: Bob', 'displayName: Rob'));
+    fs.utimesSync(bob, before.atime, before.mtime);
+    expect(fs.statSync(bob).size).toBe(before.size);
+    const third = await later();
+    expect(third.stats.read).toBe(1);
+    expect(third.content.profiles.get('bob')!.displayName).toBe('Rob');
+
+    // A file written just before a run is read again by the next one, even when its stamp matches
+    // (here every file was written within a second of it, so all of them are).
+    const fourth = await loadContentFast(dir, { cacheFile });
+    expect(fourth.stats.read).toBe(0);
+    fs.appendFileSync(bob, '\n');
+    const fifth = await loadContentFast(dir, { cacheFile });
+    expect(fifth.stats.read).toBe(1);
+    const sixth = await loadContentFast(dir, { cacheFile });
+    expect(sixth.stats.read).toBe(sixth.stats.files);
+    expect(sixth.stats.fromCache).toBe(sixth.stats.files);
+  });
+
   test('private notes are never in the cache, and a cache from other code is ignored', async () => {
     const dir = fixtureCopy();
     const marker = 'do-not-publish-7f3a';
