@@ -59,6 +59,7 @@ function usernameFromQuery(req: ApiRequest, param: string): Checked {
 
 const userNotFound = (req: ApiRequest, username: string) => errorJson(404, 'USER_NOT_FOUND', `No user is called \`${username}\`.`, req);
 
+const decoder = new TextDecoder();
 const SUCCESS_HEAD = '{"success":true,"data":';
 const META_KEY = new TextEncoder().encode(',"meta":');
 
@@ -149,7 +150,7 @@ function releaseCreators(files: ReleaseFiles) {
   if (!rows) {
     rows = Promise.resolve(files.read(CREATORS_ROWS_FILE)).then((bytes) => {
       if (!bytes) return undefined;
-      const { siteUrl, rows } = JSON.parse(new TextDecoder().decode(bytes)) as CreatorsRows;
+      const { siteUrl, rows } = JSON.parse(decoder.decode(bytes)) as CreatorsRows;
       return { siteUrl, sorted: sortedCreators(rows) };
     });
     // A failed read is tried again by the next request, not remembered.
@@ -177,7 +178,7 @@ async function avatar(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse
   const type = file && imageTypeOf(file);
   const bytes = type && await files.read(avatarMediaFile(file));
   if (bytes) return imageResponse(bytes, type, etagOfBytes(bytes));
-  const { displayName } = JSON.parse(new TextDecoder().decode(dataOf(user))) as { displayName: string };
+  const { displayName } = JSON.parse(decoder.decode(dataOf(user))) as { displayName: string };
   return svgResponse(defaultAvatarSvg(checked.username, displayName));
 }
 
@@ -218,8 +219,21 @@ function apiRoute(req: ApiRequest, files: ReleaseFiles): MaybePromise<ApiRespons
 async function creatorsFirstPage(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
   const file = await files.read(CREATORS_FILE);
   if (!file) return creators(req, files);
-  const { links } = JSON.parse(new TextDecoder().decode(file)) as { links?: PageLinks };
-  return staticAnswer(file, { ...staticFileHeaders(CREATORS_PATH, ''), ...(links && pageLinkHeaders(links)) });
+  return staticAnswer(file, creatorsFileHeaders(file));
+}
+
+/**
+ * The policy's headers of the first page plus its `Link`, read from the file once per bytes object:
+ * the same object every time, so `staticAnswer` keeps its headers too.
+ */
+const creatorsHeaders = new WeakMap<Uint8Array, Readonly<Record<string, string>>>();
+function creatorsFileHeaders(file: Uint8Array): Readonly<Record<string, string>> {
+  let headers = creatorsHeaders.get(file);
+  if (!headers) {
+    const { links } = JSON.parse(decoder.decode(file)) as { links?: PageLinks };
+    creatorsHeaders.set(file, headers = Object.freeze({ ...staticFileHeaders(CREATORS_PATH, ''), ...(links && pageLinkHeaders(links)) }));
+  }
+  return headers;
 }
 
 /** Strong ETags of file bytes, computed once per bytes object (a reader that caches returns the same one). */
@@ -319,7 +333,7 @@ async function pageRoute(req: ApiRequest, files: ReleaseFiles, path: string): Pr
   // `/p/ALICE` and `/p/alice/` are the page of alice: a permanent redirect keeps one address per page.
   if (decoded.startsWith('/p/')) {
     const wanted = foldAscii(decoded.replace(/\/+$/, ''));
-    if (wanted !== decoded && filesAt(wanted).length && await staticFile(files, wanted)) return permanentRedirect(wanted);
+    if (wanted !== decoded && await staticFile(files, wanted)) return permanentRedirect(wanted);
   }
   return notFoundHtml(files);
 }
