@@ -12,16 +12,21 @@ import { DEFAULT_SITE_URL, buildTimeFromEnv, deployTargetFromEnv, type DeployTar
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
-import { linkPages, planPages, renderFingerprint } from '../src/build/page-reuse.ts';
+import { linkPages, planPages, readPageManifest, renderFingerprint } from '../src/build/page-reuse.ts';
+import { layeredFiles, locator, maxLayeredFiles, type Layers } from '../src/build/layers.ts';
+import { userData } from '../src/api/prerendered.ts';
+import { USERS_PATH } from '../src/api/handler.ts';
+import { OG_IMAGES_PATH } from '../src/ui/og-image.ts';
 import { movePages, runShard, runningShards, shardCount, splitPages, type ShardResult } from '../src/build/render-shards.ts';
 import { buildLayout } from '../src/build/layout.ts';
+import { AnswerTimes } from '../src/build/answer-times.ts';
 import { buildSiteIndex } from '../src/model/site-index.ts';
 import { writeProfilePreviews } from '../src/ui/og-image-png.ts';
 import { recycleUserFiles, removeTrees, writeApiFiles, writeUserFiles } from '../src/build/write-build.ts';
 import { BuildLockHeld, acquireBuildLock, type BuildLock } from '../src/build/build-lock.ts';
 import { checkFaults, faultPoint } from '../src/build/faults.ts';
 import {
-  LOCK_FILE, adoptPlainBuild, buildingPath, leftovers, listReleases, nextReleaseId, recoverLink, releasePath, releasesDir,
+  KEEP_RELEASES, LOCK_FILE, adoptPlainBuild, readReleaseInfo, readsFromOf, buildingPath, leftovers, listReleases, nextReleaseId, recoverLink, releasePath, releasesDir,
   releasesToPrune, retireRelease, servedRelease, switchRelease, syncDir, writeReleaseInfo,
 } from '../src/build/releases.ts';
 import { parseCli } from '../src/cli.ts';
@@ -42,6 +47,9 @@ parseCli({
   },
 });
 
+/** The layered folders of user answers and previews, as layers.ts names files. */
+const USERS_DIR = `${USERS_PATH.replace(/^\//, '')}/`.replace(/\/+$/, '/');
+const OG_DIR = `${OG_IMAGES_PATH.replace(/^\//, '')}/`;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const started = performance.now();
 const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
@@ -131,7 +139,7 @@ const trash = leftovers(distDir);
 const served = servedRelease(distDir);
 const releaseId = nextReleaseId(distDir);
 // Retired now (each in one rename), so the user files of one can be recycled: never a kept release.
-const retired = releasesToPrune(listReleases(distDir), served, releaseId).map((id) => retireRelease(distDir, id));
+const retired = releasesToPrune(listReleases(distDir), served, releaseId, KEEP_RELEASES, readsFromOf(distDir)).map((id) => retireRelease(distDir, id));
 trash.push(...retired);
 await faultPoint('cleaned');
 
@@ -139,7 +147,38 @@ await faultPoint('cleaned');
 // rendered (src/build/page-reuse.ts); PROFILES_INCREMENTAL=0 renders them all.
 const servedDir = served ? releasePath(distDir, served) : distDir;
 const servedLayout = buildLayout(servedDir);
-const plan = planPages(index, renderFingerprint(root, siteUrl), servedLayout.pageManifest, servedLayout.pages, incremental);
+const servedLayers = served ? readReleaseInfo(distDir, served)?.layers : undefined;
+// Where the served release holds each of its files (it may read some from others: layers.ts).
+const servedAt = locator(releasesDir(distDir), servedLayout.client, servedLayers);
+const servedFiles = (dir: string) => layeredFiles(releasesDir(distDir), servedLayout.client, servedLayers, dir);
+const fingerprint = renderFingerprint(root, siteUrl);
+const plan = planPages(index, fingerprint, servedLayout.pageManifest, () => servedFiles('p/').map((f) => f.slice('p/'.length)), incremental);
+// Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
+const times = new AnswerTimes(index.builtAt, servedLayout.answerTimes, !incremental);
+const layers = layersOfThisBuild();
+
+/**
+ * This release holds only what changed (layers.ts) when the served release can be its base: the
+ * code is the same (so are the bytes of every unchanged file), the target is the Node server (a
+ * static host or Workers upload one folder, so theirs are whole), and few enough files changed.
+ */
+function layersOfThisBuild(): Layers | undefined {
+  if (!incremental || target !== 'node' || !served || !times.hasPrevious || plan.manifest.fingerprint !== fingerprint) return undefined;
+  if (plan.reuse.length === 0 || process.env.RELEASE_LAYERS === '0') return undefined;
+  const previousPages = readPageManifest(servedLayout.pageManifest);
+  if (previousPages?.fingerprint !== fingerprint) return undefined;
+  const layers: Layers = servedLayers ? { base: servedLayers.base, from: { ...servedLayers.from } } : { base: served, from: {} };
+  for (const user of index.users) times.user(user.username, userData(user));
+  for (const name of plan.render) layers.from[`p/${name}.html`] = releaseId;
+  for (const name of times.changedUsers) layers.from[`${USERS_DIR}${name}`] = releaseId;
+  const names = new Set(index.users.map((u) => u.username));
+  for (const name of Object.keys(previousPages.pages)) {
+    if (names.has(name)) continue;
+    layers.from[`p/${name}.html`] = null;
+    layers.from[`${USERS_DIR}${name}`] = null;
+  }
+  return Object.keys(layers.from).length <= maxLayeredFiles(index.users.length) ? layers : undefined;
+}
 // Many pages to render: this process renders the first part and other processes the rest, one per
 // core (src/build/render-shards.ts).
 const [ownPages, ...shardPages] = splitPages([...plan.render], shardCount(plan.render.size));
@@ -154,11 +193,13 @@ process.env.ASTRO_TELEMETRY_DISABLED = '1';
 
 const fresh = buildingPath(distDir, releaseId);
 // The user files are written while Astro renders: disk work beside CPU work. They overwrite those
-// of a retired release (src/build/write-build.ts), except in a full build (PROFILES_INCREMENTAL=0).
+// of a retired release (src/build/write-build.ts), except in a full build (PROFILES_INCREMENTAL=0);
+// a layered release writes only those that changed.
 const usersStaging = `${fresh}.users`;
-recycleUserFiles(retired[0], usersStaging, incremental);
+recycleUserFiles(retired[0], usersStaging, incremental && !layers);
 const clearing = removeTrees(trash);
-const writingUsers = writeUserFiles(usersStaging, index);
+const changedUsers = layers && new Set(times.changedUsers);
+const writingUsers = writeUserFiles(usersStaging, index, times, changedUsers ? index.users.filter((u) => changedUsers.has(u.username)) : index.users);
 const shardDir = (k: number) => `${fresh}.shard${k}`;
 let shards: Promise<ShardResult[]> = Promise.resolve([]);
 let ownRender: Promise<unknown> = Promise.resolve();
@@ -195,17 +236,28 @@ try {
     movePages(buildLayout(r.outDir).pages, freshLayout.pages);
     fs.rmSync(r.outDir, { recursive: true, force: true });
   }
-  if (plan.reuse.length) {
-    await step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, servedLayout.pages, freshLayout.pages));
+  if (plan.reuse.length && !layers) {
+    await step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, (file) => path.join(servedAt(`p/${file}`) ?? servedLayout.client, 'p', file), freshLayout.pages));
   }
   // Link previews for profiles whose avatar crawlers cannot use (src/ui/og-image.ts); before the
   // API files, whose _headers is made from every file of the build.
-  const previews = await step('Writing preview images', () => writeProfilePreviews(freshLayout.client, index, path.join(contentDir, 'avatars')));
+  const previews = await step('Writing preview images', async () => {
+    if (!layers) return (await writeProfilePreviews(freshLayout.client, index, path.join(contentDir, 'avatars'))).length;
+    // A preview's name says what is in it, and the code is the same: those the served release has are kept.
+    const had = new Set(servedFiles(OG_DIR));
+    const used = await writeProfilePreviews(freshLayout.client, index, path.join(contentDir, 'avatars'), (file) => had.has(`${OG_DIR}${file}`));
+    for (const file of used) if (!had.has(`${OG_DIR}${file}`)) layers.from[`${OG_DIR}${file}`] = releaseId;
+    const usedNow = new Set(used.map((f) => `${OG_DIR}${f}`));
+    for (const file of had) if (!usedNow.has(file)) layers.from[file] = null;
+    return used.length;
+  });
   const stats = await step('Finishing the API files', async () => {
     await writingUsers;
-    const written = writeApiFiles(fresh, index, usersStaging, contentDir, target);
+    const written = writeApiFiles(fresh, index, usersStaging, contentDir, times, target, layers && {
+      id: releaseId, layers, served: servedAt, servedFiles, releasesDir: releasesDir(distDir),
+    });
     fs.writeFileSync(freshLayout.pageManifest, JSON.stringify(plan.manifest));
-    writeReleaseInfo(fresh, { id: releaseId, previous: served ?? null, builtAt: index.builtAt });
+    writeReleaseInfo(fresh, { id: releaseId, previous: served ?? null, builtAt: index.builtAt, ...(layers && { layers }) });
     return written;
   });
   await faultPoint('written');
@@ -229,7 +281,7 @@ try {
   const memory = shardResults.length ? `${mb(totalRssKb)} in all (${[ownRssKb, ...shardResults.map((r) => r.maxRssKb)].map(mb).join(' + ')})` : mb(ownRssKb);
   console.log(
     `Built ${index.users.length} profiles (${suspended} suspended), ${index.creators.length} active creators: ` +
-    `${index.users.length} pages (${plan.render.size} rendered, ${plan.reuse.length} unchanged), ${stats.userFiles} API files, ${stats.mediaFiles} images and ${previews} preview images in ${path.relative(process.cwd(), distDir) || distDir}/ (release ${releaseId}), ` +
+    `${index.users.length} pages (${plan.render.size} rendered, ${plan.reuse.length} unchanged), ${stats.userFiles} API files${layers ? ` (${times.changedUsers.length} changed)` : ''}, ${stats.mediaFiles} images and ${previews} preview images in ${path.relative(process.cwd(), distDir) || distDir}/ (release ${releaseId}${layers ? `, holding only what changed since release ${layers.base}: ${Object.keys(layers.from).length} files` : ''}), ` +
     `in ${seconds()} s (${timings.join(', ')}), peak memory ${memory}.`,
   );
   // For `npm run bench`: one machine-readable line; the memory of every process added up.

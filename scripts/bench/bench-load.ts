@@ -13,6 +13,7 @@
 // stream: a memory check, not a timing assertion. Timings are reported, never judged.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { loadContent } from '../../src/content/load.ts';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -50,9 +51,8 @@ if (build.status !== 0) {
   console.error(`bench:load: the build failed:\n${build.stderr}${build.stdout}`);
   process.exit(1);
 }
-const index = JSON.parse(fs.readFileSync(path.join(dist, 'server', 'site-index.json'), 'utf8')) as {
-  users: { username: string }[]; avatars: [string, string][];
-};
+const { content } = loadContent(values.content);
+const index = { users: [...content.profiles.keys()].map((username) => ({ username })), avatars: [...content.profiles].filter(([, p]) => p.avatar).map(([name, p]) => [name, p.avatar!] as const) };
 
 // The child answers `memory` over IPC with process.memoryUsage() after a full GC: heap figures
 // from inside without touching the server's code.

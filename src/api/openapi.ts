@@ -171,7 +171,7 @@ export function buildOpenApi(index: SiteIndex): Json {
       description: 'Read-only public profiles. No key (`security: []`); open CORS. Successes and the errors of a URL itself '
         + `(a bad parameter, 404, 405) are cacheable by an edge for 30 s and may be served stale 60 s more (\`${CACHE_CONTROL}\`). `
         + 'Errors about the request rather than its URL (unparseable or without `Host`: 400; 414; 431) and failures of the server (500) '
-        + `are \`Cache-Control: ${NO_STORE}\`, since a cache keys on the URL alone. Pre-rendered answers carry the build time in \`meta.timestamp\`.`,
+        + `are \`Cache-Control: ${NO_STORE}\`, since a cache keys on the URL alone. Pre-rendered answers carry in \`meta.timestamp\` the time of the build that last changed their \`data\`.`,
     },
     servers: [{ url: index.siteUrl }],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',

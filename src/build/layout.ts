@@ -1,8 +1,8 @@
 // The layout of a build folder, shared by the build that writes it and the server that reads it.
 import path from 'node:path';
 
-export const SITE_INDEX_FILE = 'site-index.json';
 export const PAGE_MANIFEST_FILE = 'page-manifest.json';
+export const ANSWER_TIMES_FILE = 'answer-times.json';
 
 /** Where the avatar and decoration image files of a build are. */
 export interface MediaDirs {
@@ -14,8 +14,8 @@ export interface MediaDirs {
 export const buildLayout = (distDir: string) => ({
   client: path.join(distDir, 'client'),
   server: path.join(distDir, 'server'),
-  siteIndex: path.join(distDir, 'server', SITE_INDEX_FILE),
   pageManifest: path.join(distDir, 'server', PAGE_MANIFEST_FILE),
+  answerTimes: path.join(distDir, 'server', ANSWER_TIMES_FILE),
   pages: path.join(distDir, 'client', 'p'),
   media: {
     avatars: path.join(distDir, 'client', 'media', 'avatars'),

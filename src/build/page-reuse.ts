@@ -57,18 +57,21 @@ export interface PagePlan {
   manifest: PageManifest;
 }
 
-/** Which pages to render and which to take from `previousPagesDir`, given the previous build's manifest file. */
-export function planPages(index: SiteIndex, fingerprint: string, previousManifestFile: string, previousPagesDir: string, enabled = true): PagePlan {
+/**
+ * Which pages to render and which to take from the previous build, given its manifest file and
+ * its page files (`<name>.html`; a folder to read, or a list for a layered release).
+ */
+export function planPages(index: SiteIndex, fingerprint: string, previousManifestFile: string, previousPages: string | (() => Iterable<string>), enabled = true): PagePlan {
   const avatars = new Map(index.avatars);
   const pages: Record<string, string> = Object.create(null);
   for (const user of index.users) pages[user.username] = profilePageKey(user, avatars.get(user.username));
   const manifest: PageManifest = { version: MANIFEST_VERSION, fingerprint, pages };
 
-  const previous = enabled ? readManifest(previousManifestFile) : undefined;
+  const previous = enabled ? readPageManifest(previousManifestFile) : undefined;
   const usable = previous?.fingerprint === fingerprint ? previous.pages : undefined;
   // One directory read instead of a stat per page: a page missing from the previous build (deleted
   // by hand, say) is rendered again.
-  const existing = usable ? new Set(safeReaddir(previousPagesDir)) : new Set<string>();
+  const existing = usable ? new Set(typeof previousPages === 'string' ? safeReaddir(previousPages) : previousPages()) : new Set<string>();
   const render = new Set<string>();
   const reuse: string[] = [];
   for (const user of index.users) {
@@ -79,13 +82,16 @@ export function planPages(index: SiteIndex, fingerprint: string, previousManifes
   return { render, reuse, manifest };
 }
 
-/** Links each reused page into the new build (a copy where links are not possible); returns how many. */
-export function linkPages(names: readonly string[], fromDir: string, toDir: string): number {
+/**
+ * Links each reused page into the new build (a copy where links are not possible); returns how
+ * many. `fromDir`: the previous build's page folder, or where each page is (a layered release).
+ */
+export function linkPages(names: readonly string[], fromDir: string | ((file: string) => string), toDir: string): number {
   if (!names.length) return 0;
   fs.mkdirSync(toDir, { recursive: true });
   let linked = 0;
   for (const name of names) {
-    const from = path.join(fromDir, `${name}.html`);
+    const from = typeof fromDir === 'string' ? path.join(fromDir, `${name}.html`) : fromDir(`${name}.html`);
     const to = path.join(toDir, `${name}.html`);
     try {
       fs.linkSync(from, to);
@@ -99,7 +105,8 @@ export function linkPages(names: readonly string[], fromDir: string, toDir: stri
   return linked;
 }
 
-function readManifest(file: string): PageManifest | undefined {
+/** The manifest a build wrote, or undefined (none, or one of another version). */
+export function readPageManifest(file: string): PageManifest | undefined {
   try {
     const m = JSON.parse(fs.readFileSync(file, 'utf8')) as PageManifest;
     return m && m.version === MANIFEST_VERSION && typeof m.fingerprint === 'string' && m.pages && typeof m.pages === 'object' ? m : undefined;

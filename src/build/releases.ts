@@ -13,6 +13,7 @@
 //   dist.releases/build.lock                     who is building (build-lock.ts)
 import fs from 'node:fs';
 import path from 'node:path';
+import { layerReleases, type Layers } from './layers.ts';
 
 /** Releases kept after a build: the new one, the one served before it (the rollback) and the newest others. */
 export const KEEP_RELEASES = 3;
@@ -74,6 +75,8 @@ export interface ReleaseInfo {
   /** The release served when this one was switched in: where `npm run rollback` goes. */
   previous: string | null;
   builtAt: string;
+  /** Set when the release holds only what changed since its base (layers.ts). */
+  layers?: Layers;
 }
 
 export const RELEASE_INFO_FILE = 'release.json';
@@ -146,16 +149,22 @@ export function recoverLink(distDir: string): string | undefined {
 
 /**
  * Which releases a build that will switch to `newId` removes: all but the new one, the one served
- * now (the rollback after the switch) and the newest others up to `keep`.
+ * now (the rollback after the switch), the newest others up to `keep`, and every release one of
+ * those reads files from (`readsFrom`, layers.ts). The new release reads only from the served one
+ * and what that reads from.
  */
-export function releasesToPrune(ids: readonly string[], served: string | undefined, newId: string, keep = KEEP_RELEASES): string[] {
+export function releasesToPrune(ids: readonly string[], served: string | undefined, newId: string, keep = KEEP_RELEASES, readsFrom: (id: string) => readonly string[] = () => []): string[] {
   const kept = new Set([newId, ...(served ? [served] : [])]);
   for (const id of [...ids].reverse()) {
     if (kept.size >= keep) break;
     kept.add(id);
   }
+  for (const id of [...kept]) for (const dep of readsFrom(id)) kept.add(dep);
   return ids.filter((id) => !kept.has(id));
 }
+
+/** The releases release `id` reads files from (its layers), from its release.json. */
+export const readsFromOf = (distDir: string) => (id: string): string[] => layerReleases(readReleaseInfo(distDir, id)?.layers);
 
 /**
  * Takes a release out of the list with one rename (it is no longer a release from that instant, so

@@ -13,6 +13,9 @@ import type { SiteIndex } from '../model/site-index.ts';
 import type { DeployTarget } from '../config.ts';
 import { writeStaticHostHeaders } from './static-host-headers.ts';
 import type { UserFilesBatch } from './user-files-worker.ts';
+import type { AnswerTimes } from './answer-times.ts';
+import { releaseFiles, type Layers } from './layers.ts';
+import type { PublicUser } from '../schemas/api.ts';
 
 export interface WriteStats {
   userFiles: number;
@@ -29,10 +32,10 @@ const USERS_PER_BATCH = 1_000;
  * one rename. The bytes are `prerenderedUserBody`'s, which `IndexFiles` makes in memory too.
  * Not an Astro endpoint: one cost more than 20% of build time (docs/design.md).
  */
-export async function writeUserFiles(stagingDir: string, index: SiteIndex): Promise<number> {
+export async function writeUserFiles(stagingDir: string, index: SiteIndex, times: AnswerTimes, users: Iterable<PublicUser> = index.users): Promise<number> {
   await fs.promises.mkdir(stagingDir, { recursive: true });
   const worker = new Worker(new URL('./user-files-worker.ts', import.meta.url), { workerData: { dir: stagingDir } });
-  const users = index.users.values();
+  const usersLeft = users[Symbol.iterator]();
   let written = 0;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -43,8 +46,9 @@ export async function writeUserFiles(stagingDir: string, index: SiteIndex): Prom
         const parts: Buffer[] = [];
         const ends: number[] = [];
         let length = 0;
-        for (let next = users.next(); !next.done; next = users.next()) {
-          const body = prerenderedUserBody(index.builtAt, userData(next.value));
+        for (let next = usersLeft.next(); !next.done; next = usersLeft.next()) {
+          const data = userData(next.value);
+          const body = prerenderedUserBody(times.user(next.value.username, data).timestamp, data);
           names.push(next.value.username);
           parts.push(body as Buffer);
           ends.push(length += body.length);
@@ -99,11 +103,25 @@ export function recycleUserFiles(retiredRelease: string | undefined, stagingDir:
   return true;
 }
 
+/** How a layered release (layers.ts) is written: only what differs from the served release. */
+export interface LayeredWrite {
+  /** The new release's id. */
+  id: string;
+  /** Its layers, which `writeApiFiles` adds the media it writes or removes to. */
+  layers: Layers;
+  /** Where the served release holds a file, or null. */
+  served: (file: string) => string | null;
+  /** The served release's files of a layered folder. */
+  servedFiles: (dir: string) => string[];
+  /** The folder of the releases, for the new release's whole file list. */
+  releasesDir: string;
+}
+
 /**
  * Adds the API files (from `usersStaging`, see `writeUserFiles`), media, the handler's lookup
- * files, the site index and `_headers` to Astro's output.
+ * files, the answer times and `_headers` to Astro's output.
  */
-export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: string, contentDir: string, target: DeployTarget = 'node'): WriteStats {
+export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: string, contentDir: string, times: AnswerTimes, target: DeployTarget = 'node', layered?: LayeredWrite): WriteStats {
   const layout = buildLayout(outDir);
   const usersDir = path.join(layout.client, ...USERS_PATH.split('/').filter(Boolean));
   fs.mkdirSync(path.dirname(usersDir), { recursive: true });
@@ -111,7 +129,7 @@ export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: st
   // The default page of the list: the same answer `?limit=50&sort=featured` gets on demand. Not for a
   // host with files only: it ignores the query, so every page asked for (`links.next` included)
   // would be this one, silently; with no file, the answer is an honest 404.
-  const creators = prerenderedCreators(index);
+  const creators = prerenderedCreators(index, (hash) => times.creators(hash));
   if (target !== 'static') {
     const creatorsFile = path.join(layout.client, ...CREATORS_PATH.split('/').filter(Boolean));
     fs.mkdirSync(path.dirname(creatorsFile), { recursive: true });
@@ -133,18 +151,42 @@ export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: st
   const copy = (from: string, toDir: string, file: string) => {
     const r = reader.readImage(path.join(from, file));
     if (!r.ok) throw new Error(`refused to publish ${path.join(from, file)}: ${r.problems.map((p) => `${p.message}${p.hint ? ` (${p.hint})` : ''}`).join('; ')}`);
+    mediaFiles++;
+    const rel = path.relative(layout.client, path.join(toDir, file)).split(path.sep).join('/');
+    if (layered) {
+      // The same bytes in the served release: read from there (or from where it reads them).
+      const was = layered.served(rel);
+      if (was !== null && sameBytes(path.join(was, rel), r.bytes)) return;
+      layered.layers.from[rel] = layered.id;
+    }
     fs.mkdirSync(toDir, { recursive: true });
     fs.writeFileSync(path.join(toDir, file), r.bytes, { flag: 'wx' });
-    mediaFiles++;
   };
-  for (const file of new Set(index.avatars.map(([, f]) => f))) copy(path.join(contentDir, 'avatars'), layout.media.avatars, file);
+  const avatars = new Set(index.avatars.map(([, f]) => f));
+  for (const file of avatars) copy(path.join(contentDir, 'avatars'), layout.media.avatars, file);
   for (const file of index.decorationFiles) copy(path.join(contentDir, 'decorations'), layout.media.decorations, file);
+  if (layered) {
+    // Images no profile uses any more.
+    const published = new Set([...[...avatars].map((f) => `media/avatars/${f}`), ...index.decorationFiles.map((f) => `media/decorations/${f}`)]);
+    for (const dir of ['media/avatars/', 'media/decorations/']) {
+      for (const file of layered.servedFiles(dir)) if (!published.has(file)) layered.layers.from[file] = null;
+    }
+  }
 
   fs.mkdirSync(layout.server, { recursive: true });
-  fs.writeFileSync(layout.siteIndex, JSON.stringify(index));
-  // Last, so its rules cover every file of the build.
-  writeStaticHostHeaders(layout.client, target === 'static' ? {} : { [CREATORS_PATH]: answerOnlyHeaders(CREATORS_PATH, creators.headers) });
-  return { userFiles: fs.readdirSync(usersDir).length, mediaFiles };
+  times.write(layout.answerTimes);
+  // Last, so its rules cover every file of the build (of a layered one, those it reads from others too).
+  const files = layered ? releaseFiles(layered.releasesDir, layout.client, layered.layers) : undefined;
+  writeStaticHostHeaders(layout.client, target === 'static' ? {} : { [CREATORS_PATH]: answerOnlyHeaders(CREATORS_PATH, creators.headers) }, files);
+  return { userFiles: layered ? index.users.length : fs.readdirSync(usersDir).length, mediaFiles };
+}
+
+function sameBytes(file: string, bytes: Uint8Array): boolean {
+  try {
+    return Buffer.from(bytes).equals(fs.readFileSync(file));
+  } catch {
+    return false;
+  }
 }
 
 /**

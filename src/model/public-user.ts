@@ -9,13 +9,20 @@ const DAY_MS = 86_400_000;
 export interface PublicContext {
   /** The public base address, without a trailing slash. */
   siteUrl: string;
-  /** The build time: `accountAgeDays` counts whole days up to it. */
+  /** The build time: `accountAgeDays` counts the UTC dates up to its date. */
   builtAt: Date;
 }
 
 export const avatarUrl = (siteUrl: string, username: string) => `${siteUrl}/api/avatar?u=${username}`;
 export const decorationUrl = (siteUrl: string, file: string) => `${siteUrl}/api/decoration?f=${encodeURIComponent(file)}`;
 export const profilePageUrl = (siteUrl: string, username: string) => `${siteUrl}/p/${username}`;
+
+/**
+ * Days from the UTC date of `createdAt` to the UTC date of the build: it moves only when the date
+ * does, so builds within a day leave every unchanged user file byte for byte as it was (docs/api.md).
+ */
+export const accountAgeDays = (createdAt: Date, builtAt: Date): number =>
+  Math.max(0, Math.floor(builtAt.getTime() / DAY_MS) - Math.floor(createdAt.getTime() / DAY_MS));
 
 export function toPublicUser(username: string, profile: Profile, content: Content, ctx: PublicContext): PublicUser {
   const createdAt = new Date(profile.createdAt);
@@ -29,7 +36,7 @@ export function toPublicUser(username: string, profile: Profile, content: Conten
     pageUrl: profile.customDomain ? `https://${profile.customDomain}` : profilePageUrl(ctx.siteUrl, username),
     hasCustomDomain: profile.customDomain !== undefined,
     customDomain: profile.customDomain ?? null,
-    accountAgeDays: Math.max(0, Math.floor((ctx.builtAt.getTime() - createdAt.getTime()) / DAY_MS)),
+    accountAgeDays: accountAgeDays(createdAt, ctx.builtAt),
     createdAt: createdAt.toISOString(),
     views: content.views.get(username) ?? profile.views,
     badges: publicBadges(profile.badges),

@@ -40,7 +40,7 @@ export const PublicUserSchema = z.strictObject({
   pageUrl: z.url(),
   hasCustomDomain: z.boolean(),
   customDomain: z.string().nullable(),
-  /** Whole days from `createdAt` to the build. */
+  /** Days from the UTC date of `createdAt` to the UTC date of the build that wrote the answer. */
   accountAgeDays: z.int().min(0),
   /** UTC, ISO 8601. */
   createdAt: z.iso.datetime(),
@@ -66,7 +66,7 @@ export const CreatorSummarySchema = z.strictObject({
 export type CreatorSummary = z.infer<typeof CreatorSummarySchema>;
 
 export const MetaSchema = z.strictObject({
-  /** When the answer was made: the build time for pre-rendered answers. */
+  /** When the answer was made: for pre-rendered answers, the build that last changed its `data`. */
   timestamp: z.iso.datetime(),
   version: z.literal(API_VERSION),
   executionTimeMs: z.number().min(0),

@@ -48,11 +48,16 @@ export class DiskFiles implements ReleaseFiles {
   readonly #slabs: Slab[] = [];
   readonly #budget: number;
   readonly #slabBytes: number;
+  readonly #locate: ((file: string) => string | null) | undefined;
   #cachedBytes = 0;
 
-  /** @param root the release's `client` folder, by its real path (a request pinned to a release never reads through the `dist` link) */
-  constructor(root: string, budget = DEFAULT_FILE_CACHE_BYTES) {
+  /**
+   * @param root the release's `client` folder, by its real path (a request pinned to a release never reads through the `dist` link)
+   * @param locate for a layered release (src/build/layers.ts): the `client` folder holding a file, or null when there is none
+   */
+  constructor(root: string, budget = DEFAULT_FILE_CACHE_BYTES, locate?: (file: string) => string | null) {
     this.root = root;
+    this.#locate = locate;
     this.#budget = budget;
     // At least 16 slabs, so evicting one drops at most a sixteenth of what is kept.
     this.#slabBytes = Math.min(SLAB_BYTES, Math.floor(budget / 16));
@@ -73,7 +78,9 @@ export class DiskFiles implements ReleaseFiles {
     // Small files are read at once: from the page cache that is a few microseconds, cheaper than a
     // trip through libuv's thread pool. A miss (an unknown name) costs one lstat, which reports an
     // absent file without the exception a failed open makes: an unknown name's answer went from 23.4 to 9.3 µs in-process.
-    const where = path.join(this.root, file);
+    const root = this.#locate ? this.#locate(file) : this.root;
+    if (root === null) return undefined;
+    const where = path.join(root, file);
     let fd: number;
     try {
       const st = fs.lstatSync(where, { throwIfNoEntry: false });

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildLayout } from '../build/layout.ts';
-import { RELEASE_INFO_FILE } from '../build/releases.ts';
+import { RELEASE_INFO_FILE, type ReleaseInfo } from '../build/releases.ts';
+import { locator } from '../build/layers.ts';
 import { DiskFiles } from './disk-files.ts';
 
 export interface LoadedRelease {
@@ -19,12 +20,12 @@ export interface LoadedRelease {
   files: DiskFiles;
 }
 
-/** The real folder `distDir` leads to and its site index's identity; undefined when there is none. */
+/** The real folder `distDir` leads to and its release.json's identity; undefined when there is none. */
 export function releaseKey(distDir: string): string | undefined {
   try {
     const dir = fs.realpathSync(distDir);
-    const index = fs.statSync(buildLayout(dir).siteIndex);
-    return `${dir}\0${index.ino}\0${index.mtimeMs}`;
+    const info = fs.statSync(path.join(dir, RELEASE_INFO_FILE));
+    return `${dir}\0${info.ino}\0${info.mtimeMs}`;
   } catch {
     return undefined;
   }
@@ -39,16 +40,19 @@ export async function loadRelease(distDir: string, fileCacheBytes?: number): Pro
   const key = releaseKey(distDir);
   if (!key) throw new Error(`No build in ${distDir}: run \`npm run build\` first (or \`npm start\`, which builds and serves).`);
   const dir = key.split('\0')[0]!;
-  const files = new DiskFiles(buildLayout(dir).client, fileCacheBytes);
+  const info = releaseInfoOf(dir);
+  const client = buildLayout(dir).client;
+  // A layered release reads the files it does not hold from the releases it names (src/build/layers.ts).
+  const files = new DiskFiles(client, fileCacheBytes, info.layers && locator(path.dirname(dir), client, info.layers));
   if (!await files.read('404.html')) throw new Error(`The build in ${dir} has no 404 page: it is not a whole build.`);
-  return { dir, key, builtAt: builtAtOf(dir), files };
+  return { dir, key, builtAt: info.builtAt ?? 'an unknown time', files };
 }
 
-function builtAtOf(dir: string): string {
+function releaseInfoOf(dir: string): Partial<ReleaseInfo> {
   try {
-    return (JSON.parse(fs.readFileSync(path.join(dir, RELEASE_INFO_FILE), 'utf8')) as { builtAt?: string }).builtAt ?? 'an unknown time';
+    return JSON.parse(fs.readFileSync(path.join(dir, RELEASE_INFO_FILE), 'utf8')) as ReleaseInfo;
   } catch {
-    return 'an unknown time';
+    return {};
   }
 }
 

@@ -85,17 +85,21 @@ function palette(hue: number): Buffer {
 
 /**
  * Writes into `dir` the preview of every profile in `users` (those without a usable avatar),
- * shared by (hue, glyph). Returns how many files were written.
+ * shared by (hue, glyph), but those `have` says exist already (a file's name says what is in it).
+ * Returns the names of every preview the profiles use.
  */
-export async function writePreviewImages(dir: string, users: Iterable<{ username: string; displayName: string }>): Promise<number> {
+export async function writePreviewImages(dir: string, users: Iterable<{ username: string; displayName: string }>, have: (file: string) => boolean = () => false): Promise<string[]> {
   const wanted = new Map<string, { hue: number; glyph: string | null }>();
+  const all = new Set<string>();
   for (const u of users) {
     const hue = previewHue(u.username);
     const glyph = previewGlyph(u.displayName);
     const file = generatedPreviewFile(hue, glyph);
-    if (!wanted.has(file)) wanted.set(file, { hue, glyph });
+    if (all.has(file)) continue;
+    all.add(file);
+    if (!have(file)) wanted.set(file, { hue, glyph });
   }
-  if (!wanted.size) return 0;
+  if (!wanted.size) return [...all];
   // The glyphs in renders of GLYPHS_PER_WORKER, each deflated at once so only one render's masks are
   // held. The first render starts with the missing-glyph box and the person.
   const glyphs = [MISSING, null, ...new Set([...wanted.values()].map((w) => w.glyph).filter((g) => g !== null))];
@@ -120,15 +124,16 @@ export async function writePreviewImages(dir: string, users: Iterable<{ username
     if (!plte) palettes.set(hue, plte = palette(hue));
     fs.writeFileSync(path.join(dir, file), Buffer.concat([SIGNATURE, IHDR, plte, idats.get(glyph)!, IEND]));
   }
-  return wanted.size;
+  return [...all];
 }
 
 /**
  * The build step: writes under `clientDir` (OG_IMAGES_PATH) the generated preview of every profile
- * whose page names one (`previewImage`). Returns how many files were written.
+ * whose page names one (`previewImage`), but those `have` says the release has already (a layered
+ * release, src/build/layers.ts). Returns the names of every preview the pages use.
  */
-export function writeProfilePreviews(clientDir: string, index: SiteIndex, avatarsDir: string): Promise<number> {
+export function writeProfilePreviews(clientDir: string, index: SiteIndex, avatarsDir: string, have?: (file: string) => boolean): Promise<string[]> {
   const avatarFiles = new Map(index.avatars);
   const needing = index.users.filter((u) => previewImage(index.siteUrl, u, avatarsDir, avatarFiles.get(u.username)).generated);
-  return writePreviewImages(path.join(clientDir, ...OG_IMAGES_PATH.split('/').filter(Boolean)), needing);
+  return writePreviewImages(path.join(clientDir, ...OG_IMAGES_PATH.split('/').filter(Boolean)), needing, have);
 }

@@ -10,6 +10,7 @@ import { linkPages, planPages, profilePageKey } from '../../src/build/page-reuse
 import { prerenderedUserBody, userData } from '../../src/api/prerendered.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { recycleUserFiles, writeUserFiles } from '../../src/build/write-build.ts';
+import { AnswerTimes } from '../../src/build/answer-times.ts';
 import { FIXTURE } from '../support/helpers.ts';
 
 const made: string[] = [];
@@ -206,7 +207,7 @@ describe('the user API files of a rebuild', () => {
     const staging = `${target}.users`;
     expect(recycleUserFiles(`${target}.prev`, staging, true)).toBe(true);
     expect(fs.existsSync(usersOf(`${target}.prev`))).toBe(false);
-    expect(await writeUserFiles(staging, s)).toBe(names.length);
+    expect(await writeUserFiles(staging, s, new AnswerTimes(s.builtAt))).toBe(names.length);
     expect(fs.readdirSync(staging).sort()).toEqual([...names].sort());
     for (const e of s.users) expect(fs.readFileSync(path.join(staging, e.username)).equals(prerenderedUserBody(s.builtAt, userData(e)) as Buffer), e.username).toBe(true);
     expect(fs.statSync(path.join(staging, names[0]!)).ino).toBe(recycledInode);
@@ -223,7 +224,7 @@ describe('the user API files of a rebuild', () => {
     fs.writeFileSync(path.join(staging, 'left-by-a-crash'), '{}');
     expect(recycleUserFiles(`${target}.prev`, staging, false)).toBe(false);
     expect(fs.existsSync(path.join(usersOf(`${target}.prev`), 'old'))).toBe(true);
-    expect(await writeUserFiles(staging, s)).toBe(s.users.length);
+    expect(await writeUserFiles(staging, s, new AnswerTimes(s.builtAt))).toBe(s.users.length);
     expect(fs.readdirSync(staging)).toHaveLength(s.users.length);
     expect(recycleUserFiles(undefined, staging, true)).toBe(false);
     expect(fs.existsSync(staging)).toBe(false);

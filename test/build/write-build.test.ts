@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { writeApiFiles } from '../../src/build/write-build.ts';
+import { AnswerTimes } from '../../src/build/answer-times.ts';
 import { buildLayout } from '../../src/build/layout.ts';
 import { FIXTURE, copyFixture, fixtureSite } from '../support/helpers.ts';
 
@@ -19,7 +20,7 @@ function publish(change: (content: string, parent: string) => void) {
   const out = path.join(parent, 'out');
   const users = path.join(parent, 'users');
   fs.mkdirSync(users);
-  return { out, write: () => writeApiFiles(out, index, users, content) };
+  return { out, write: () => writeApiFiles(out, index, users, content, new AnswerTimes(index.builtAt)) };
 }
 
 describe('copying images into the build', () => {

@@ -172,12 +172,14 @@ describe('the built service over HTTP', () => {
     const own = await ownBuild('broken-build');
     onTestFinished(() => own.stop());
     const broken = own.fixtureWith('broken', { 'profiles/bob.yaml': 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ndispalyName: B\n' });
-    const index = fs.readFileSync(path.join(own.dist, 'server', 'site-index.json'), 'utf8');
+    const release = fs.realpathSync(own.dist);
+    const answers = fs.readFileSync(path.join(own.dist, 'server', 'answer-times.json'), 'utf8');
     const b = own.rebuild(broken);
     expect(b.status).toBe(1);
     expect(b.stderr).toContain('bob.yaml:3:1 `dispalyName`: unknown key `dispalyName`');
     expect(b.stderr).toContain('did you mean `displayName`?');
-    expect(fs.readFileSync(path.join(own.dist, 'server', 'site-index.json'), 'utf8')).toBe(index);
+    expect(fs.realpathSync(own.dist)).toBe(release);
+    expect(fs.readFileSync(path.join(own.dist, 'server', 'answer-times.json'), 'utf8')).toBe(answers);
     // Nothing of the failed build is left: only complete releases beside the link.
     expect(fs.readdirSync(`${own.dist}.releases`).filter((n) => !isReleaseId(n))).toEqual([]);
     expect((await getFrom(own.base)('/api/v1/users/bob')).status).toBe(200);
@@ -217,12 +219,14 @@ describe('the built service over HTTP', () => {
     const name = UserBodySchema.parse(await (await ownGet('/api/v1/users?username=bob')).json()).data.displayName;
     expect(name).toBe('Robert');
     expect(await (await ownGet('/p/bob')).text()).toContain('Robert');
-    // Only bob's page was rendered; the others are the previous build's files, linked.
+    // Only bob's page was rendered; the new release holds only it and reads the others from the
+    // release before (src/build/layers.ts), which is untouched.
     expect(b.stdout).toMatch(/pages \(1 rendered, 6 unchanged\)/);
-    const page = (dist: string, name: string) => fs.statSync(path.join(dist, 'client', 'p', `${name}.html`)).ino;
-    const previous = releasePath(own.dist, readReleaseInfo(own.dist, servedRelease(own.dist)!)!.previous!);
-    expect(page(own.dist, 'alice')).toBe(page(previous, 'alice'));
-    expect(page(own.dist, 'bob')).not.toBe(page(previous, 'bob'));
+    const info = readReleaseInfo(own.dist, servedRelease(own.dist)!)!;
+    expect(info.layers?.base).toBe(info.previous);
+    expect(fs.readdirSync(path.join(own.dist, 'client', 'p'))).toEqual(['bob.html']);
+    const previous = releasePath(own.dist, info.previous!);
+    expect(await (await ownGet('/p/alice')).text()).toBe(fs.readFileSync(path.join(previous, 'client', 'p', 'alice.html'), 'utf8'));
     expect(fs.readFileSync(path.join(previous, 'client', 'p', 'bob.html'), 'utf8')).not.toContain('Robert');
   }, 30_000);
 });

@@ -1,6 +1,7 @@
 // The public User object and creators list: every field, defaults, suspended, and nothing private.
 import { describe, expect, test } from 'vitest';
 import { CreatorSummarySchema, PublicUserSchema } from '../../src/schemas/api.ts';
+import { accountAgeDays } from '../../src/model/public-user.ts';
 import { BUILT_AT, PRIVATE_MARKERS, SITE_URL, fixtureSite } from '../support/helpers.ts';
 
 const { index } = fixtureSite();
@@ -58,9 +59,19 @@ describe('public user', () => {
     expect(user('dave').badges.list).toEqual(['verified', 'helper']);
   });
 
-  test('accountAgeDays counts whole days up to the build', () => {
-    // erin_99 was created 2025-12-31T23:59:59Z: 14 whole days and 12 hours before the build.
-    expect(user('erin_99').accountAgeDays).toBe(14);
+  test('accountAgeDays counts UTC dates from createdAt to the build', () => {
+    // erin_99 was created 2025-12-31T23:59:59Z: 14 days and 12 hours before the build, on a date 15 days earlier.
+    expect(user('erin_99').accountAgeDays).toBe(15);
+  });
+
+  test('accountAgeDays moves only when the UTC date does', () => {
+    const created = new Date('2025-12-31T23:59:59Z');
+    expect(accountAgeDays(created, new Date('2025-12-31T23:59:59Z'))).toBe(0);
+    expect(accountAgeDays(created, new Date('2026-01-01T00:00:00Z'))).toBe(1);
+    expect(accountAgeDays(created, new Date('2026-01-01T23:59:59.999Z'))).toBe(1);
+    expect(accountAgeDays(created, new Date('2026-01-02T00:00:00Z'))).toBe(2);
+    // A createdAt after the build (a clock skew) is never a negative age.
+    expect(accountAgeDays(new Date('2026-02-01T00:00:00Z'), new Date('2026-01-01T00:00:00Z'))).toBe(0);
   });
 
   test('every user has exactly the schema fields, and nothing private', () => {

@@ -24,7 +24,7 @@ async function serveRelease(env: Record<string, string> = {}) {
   made.push(dir);
   fs.mkdirSync(path.join(dir, 'server'), { recursive: true });
   fs.mkdirSync(path.join(dir, 'client'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'server', 'site-index.json'), '{}');
+  fs.writeFileSync(path.join(dir, 'release.json'), '{}');
   fs.writeFileSync(path.join(dir, 'client', 'big.bin'), Buffer.alloc(BIG, 7));
   fs.writeFileSync(path.join(dir, 'client', '404.html'), '<!doctype html><title>Not found</title>');
   const { index } = fixtureSite();

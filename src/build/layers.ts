@@ -1,0 +1,82 @@
+// Layered releases: a rebuild that changed a few profiles writes a release holding only what
+// changed. Three folders hold a file per profile (pages, user answers) or per image; a release
+// whose `layers` are set holds only the files of those folders that changed and reads the others
+// from its base, a whole release, or from the release named for them. Every other file (the home
+// page, the creators list, the lookup tables, ...) is in every release. So a rebuild at 100,000
+// profiles writes and links a few hundred files instead of 200,000, and the switch is the same
+// one rename (docs/reliability.md). Releases that a kept release reads from are kept with it.
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** The folders (under `client/`) whose files a layered release may leave to its base. */
+export const LAYERED_DIRS = ['p/', 'api/v1/users/', 'media/'] as const;
+
+export const isLayered = (file: string): boolean => LAYERED_DIRS.some((dir) => file.startsWith(dir));
+
+export interface Layers {
+  /** A whole release: the layered folders' files not named in `from` are read from it. */
+  base: string;
+  /** Layered file (relative to `client/`, with `/`) → the release holding it, or null: removed since `base`. */
+  from: Record<string, string | null>;
+}
+
+/**
+ * Past this many files named in `from`, a build writes a whole release again instead: the list is
+ * read by every server that loads the release, and the layers save little once so much changed.
+ */
+export const maxLayeredFiles = (profiles: number): number => Math.max(2_000, Math.ceil(profiles / 20));
+
+/** The releases `layers` reads from. */
+export const layerReleases = (layers: Layers | undefined): string[] =>
+  layers ? [...new Set([layers.base, ...Object.values(layers.from).filter((id): id is string => id !== null)])] : [];
+
+/**
+ * Where a file of the release `ownClient` (its `client` folder) is: the `client` folder to read it
+ * from, or null when the release has no such file. Without layers, always its own folder.
+ */
+export function locator(releasesDir: string, ownClient: string, layers: Layers | undefined): (file: string) => string | null {
+  if (!layers) return () => ownClient;
+  const clients = new Map<string, string>();
+  const clientOf = (id: string) => {
+    let dir = clients.get(id);
+    if (!dir) clients.set(id, dir = path.join(releasesDir, id, 'client'));
+    return dir;
+  };
+  const base = clientOf(layers.base);
+  const from = new Map(Object.entries(layers.from));
+  return (file) => {
+    const id = from.get(file);
+    if (id !== undefined) return id === null ? null : clientOf(id);
+    return isLayered(file) ? base : ownClient;
+  };
+}
+
+/** The names of the files of one layered folder (`dir` as in LAYERED_DIRS, any depth) as the release sees them. */
+export function layeredFiles(releasesDir: string, ownClient: string, layers: Layers | undefined, dir: string): string[] {
+  const root = layers ? path.join(releasesDir, layers.base, 'client') : ownClient;
+  const names = new Set(listFiles(path.join(root, dir)).map((f) => `${dir}${f}`));
+  for (const [file, id] of Object.entries(layers?.from ?? {})) {
+    if (!file.startsWith(dir)) continue;
+    if (id === null) names.delete(file);
+    else names.add(file);
+  }
+  return [...names];
+}
+
+/** Every file of a release (relative to `client/`, with `/`), those it reads from other releases included. */
+export function releaseFiles(releasesDir: string, ownClient: string, layers: Layers | undefined): string[] {
+  const own = listFiles(ownClient);
+  if (!layers) return own;
+  return [...own.filter((f) => !isLayered(f)), ...LAYERED_DIRS.flatMap((dir) => layeredFiles(releasesDir, ownClient, layers, dir))];
+}
+
+/** Files under `dir`, relative to it with `/`; none when it does not exist. */
+function listFiles(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
+  } catch {
+    return [];
+  }
+}

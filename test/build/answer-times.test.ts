@@ -1,0 +1,74 @@
+// A pre-rendered answer keeps the timestamp, and so the bytes, of the build that last changed its
+// data: a rebuild rewrites only what changed, and CDN copies of the rest stay valid.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { AnswerTimes } from '../../src/build/answer-times.ts';
+import { prerenderedCreators } from '../../src/api/prerendered.ts';
+import { fixtureSite } from '../support/helpers.ts';
+
+const made: string[] = [];
+afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
+const recordFile = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'answer-times-'));
+  made.push(dir);
+  return path.join(dir, 'answer-times.json');
+};
+
+const T1 = '2026-01-15T10:00:00.000Z';
+const T2 = '2026-01-15T11:00:00.000Z';
+const T3 = '2026-01-15T12:00:00.000Z';
+
+describe('answer times', () => {
+  test('unchanged data keeps its first timestamp across builds; changed data takes the new one', () => {
+    const file = recordFile();
+    const first = new AnswerTimes(T1);
+    expect(first.hasPrevious).toBe(false);
+    expect(first.user('alice', '{"a":1}').timestamp).toBe(T1);
+    expect(first.user('bob', '{"b":1}').timestamp).toBe(T1);
+    expect(first.changedUsers).toEqual(['alice', 'bob']);
+    first.write(file);
+
+    const second = new AnswerTimes(T2, file);
+    expect(second.hasPrevious).toBe(true);
+    expect(second.user('alice', '{"a":1}').timestamp).toBe(T1);
+    expect(second.user('bob', '{"b":2}').timestamp).toBe(T2);
+    expect(second.user('carol', '{"c":1}').timestamp).toBe(T2);
+    expect(second.changedUsers).toEqual(['bob', 'carol']);
+    second.write(file);
+
+    // The same build time again (SOURCE_DATE_EPOCH): unchanged data is still unchanged.
+    expect(new AnswerTimes(T2, file).user('alice', '{"a":1}')).toEqual({ timestamp: T1, changed: false });
+    // Three builds on: alice still from the first, bob from the second.
+    const third = new AnswerTimes(T3, file);
+    expect([third.user('alice', '{"a":1}').timestamp, third.user('bob', '{"b":2}').timestamp]).toEqual([T1, T2]);
+    expect(third.changedUsers).toEqual([]);
+  });
+
+  test('a full build (previous ignored), a missing or foreign record: everything stamped anew', () => {
+    const file = recordFile();
+    const first = new AnswerTimes(T1);
+    first.user('alice', 'x');
+    first.write(file);
+    expect(new AnswerTimes(T2, file, true).user('alice', 'x').timestamp).toBe(T2);
+    expect(new AnswerTimes(T2, `${file}.missing`).user('alice', 'x').timestamp).toBe(T2);
+    fs.writeFileSync(file, '{"version":0,"users":{"alice":["x","2020"]}}');
+    expect(new AnswerTimes(T2, file).user('alice', 'x').timestamp).toBe(T2);
+  });
+
+  test('the creators file keeps its bytes while its rows are unchanged', () => {
+    const file = recordFile();
+    const { index } = fixtureSite();
+    const first = new AnswerTimes(index.builtAt);
+    const before = prerenderedCreators(index, (h) => first.creators(h));
+    first.write(file);
+    const later = { ...index, builtAt: '2026-01-15T18:00:00.000Z' };
+    const same = prerenderedCreators(later, (h) => new AnswerTimes(later.builtAt, file).creators(h));
+    expect(same.body).toEqual(before.body);
+    expect(same.headers.etag).toEqual(before.headers.etag);
+    const fewer = { ...later, creators: later.creators.slice(1) };
+    const changed = prerenderedCreators(fewer, (h) => new AnswerTimes(later.builtAt, file).creators(h));
+    expect(JSON.parse(changed.body as string).meta.timestamp).toBe(later.builtAt);
+  });
+});

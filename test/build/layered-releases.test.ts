@@ -1,0 +1,127 @@
+// A rebuild that changed a few profiles writes a release holding only what changed, and reads the
+// rest from the release before (src/build/layers.ts). What it serves must be exactly what a whole
+// release of the same content serves, file for file and byte for byte.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, onTestFinished, test } from 'vitest';
+import { layeredFiles, locator, releaseFiles, type Layers } from '../../src/build/layers.ts';
+import { listReleases, readReleaseInfo, releasePath, releasesDir, releasesToPrune, servedRelease, switchRelease } from '../../src/build/releases.ts';
+import { buildLayout } from '../../src/build/layout.ts';
+import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
+import { serve } from '../../scripts/support/serve-build.ts';
+import { FIXTURE } from '../support/helpers.ts';
+
+const made: string[] = [];
+afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
+
+/** A copy of the shared build as the only release of a new dist folder. */
+function copyOfSharedBuild(name: string): string {
+  const work = workDir(name);
+  made.push(work);
+  fs.rmSync(work, { recursive: true, force: true });
+  const dist = path.join(work, 'dist');
+  const shared = sharedBuild().dist;
+  const id = servedRelease(shared)!;
+  fs.cpSync(releasePath(shared, id), releasePath(dist, id), { recursive: true });
+  switchRelease(dist, id);
+  return dist;
+}
+
+function editedFixture(dist: string, name: string, edit: (dir: string) => void): string {
+  const dir = path.join(path.dirname(dist), name);
+  fs.cpSync(FIXTURE, dir, { recursive: true });
+  edit(dir);
+  return dir;
+}
+
+const served = (dist: string) => {
+  const id = servedRelease(dist)!;
+  return { id, dir: releasePath(dist, id), info: readReleaseInfo(dist, id)! };
+};
+
+/** Every file the served release has, with the bytes it serves. */
+function servedFiles(dist: string): Map<string, Buffer> {
+  const { dir, info } = served(dist);
+  const client = buildLayout(dir).client;
+  const at = locator(releasesDir(dist), client, info.layers);
+  return new Map(releaseFiles(releasesDir(dist), client, info.layers).sort().map((f) => [f, fs.readFileSync(path.join(at(f)!, f))]));
+}
+
+const bobRenamed = (dir: string) => fs.writeFileSync(path.join(dir, 'profiles', 'bob.yaml'), 'displayName: Robert\ncreatedAt: 2024-11-02T00:00:00Z\n');
+const zedAdded = (dir: string) => fs.writeFileSync(path.join(dir, 'profiles', 'zed.yaml'), 'displayName: Zed\ncreatedAt: 2025-05-05T00:00:00Z\n');
+const erinRemoved = (dir: string) => fs.rmSync(path.join(dir, 'profiles', 'erin_99.yaml'));
+
+describe('layered releases', () => {
+  test('a rebuild holds only what changed and serves exactly what a whole release would', async () => {
+    const layeredDist = copyOfSharedBuild('layered');
+    const wholeDist = copyOfSharedBuild('whole');
+    const first = served(layeredDist).id;
+    const before = servedFiles(layeredDist);
+    const content = editedFixture(layeredDist, 'edited', (dir) => { bobRenamed(dir); zedAdded(dir); erinRemoved(dir); });
+
+    const layered = buildFixture(content, layeredDist, { SOURCE_DATE_EPOCH: '1768482000' });
+    expect(layered.status, layered.stderr).toBe(0);
+    const whole = buildFixture(content, wholeDist, { SOURCE_DATE_EPOCH: '1768482000', RELEASE_LAYERS: '0' });
+    expect(whole.status, whole.stderr).toBe(0);
+    expect(served(wholeDist).info.layers).toBeUndefined();
+
+    const { id, dir, info } = served(layeredDist);
+    expect(info.layers).toEqual({
+      base: first,
+      from: {
+        'p/bob.html': id, 'api/v1/users/bob': id, 'p/zed.html': id, 'api/v1/users/zed': id,
+        'p/erin_99.html': null, 'api/v1/users/erin_99': null,
+        // zed has no avatar: the preview made from the name.
+        ...Object.fromEntries(Object.entries(info.layers!.from).filter(([f]) => f.startsWith('media/og/'))),
+      },
+    } satisfies Layers);
+    // Its own folders hold only those files.
+    expect(fs.readdirSync(path.join(dir, 'client', 'p')).sort()).toEqual(['bob.html', 'zed.html']);
+    expect(fs.readdirSync(path.join(dir, 'client', 'api', 'v1', 'users')).sort()).toEqual(['bob', 'zed']);
+
+    // The same files, byte for byte, as the whole release of the same content.
+    const layeredFiles_ = servedFiles(layeredDist);
+    const wholeFiles = servedFiles(wholeDist);
+    expect([...layeredFiles_.keys()]).toEqual([...wholeFiles.keys()]);
+    for (const [file, bytes] of wholeFiles) expect(layeredFiles_.get(file)!.equals(bytes), file).toBe(true);
+    // Unchanged answers kept their bytes (and so their timestamp) from the first build.
+    expect(layeredFiles_.get('api/v1/users/alice')!.equals(before.get('api/v1/users/alice')!)).toBe(true);
+    expect(JSON.parse(layeredFiles_.get('api/v1/users/bob')!.toString()).meta.timestamp).toBe('2026-01-15T13:00:00.000Z');
+
+    // And the server reads it so.
+    const server = await serve({ env: { DIST_DIR: layeredDist } });
+    onTestFinished(() => server.stop());
+    const get = (p: string) => fetch(`${server.base}${p}`);
+    expect(Buffer.from(await (await get('/api/v1/users/alice')).arrayBuffer()).equals(wholeFiles.get('api/v1/users/alice')!)).toBe(true);
+    expect(await (await get('/p/zed')).text()).toContain('Zed');
+    const gone = await get('/api/v1/users/erin_99');
+    expect(gone.status).toBe(404);
+    expect((await gone.json()).error.code).toBe('USER_NOT_FOUND');
+    expect((await get('/p/erin_99')).status).toBe(404);
+  }, 60_000);
+
+  test('layers over layers keep one base; the releases read from are never pruned', () => {
+    const dist = copyOfSharedBuild('stacked');
+    const base = served(dist).id;
+    const edits = [bobRenamed, zedAdded, erinRemoved, (dir: string) => fs.writeFileSync(path.join(dir, 'profiles', 'dave.yaml'), fs.readFileSync(path.join(FIXTURE, 'profiles', 'dave.yaml'), 'utf8').replace(/^displayName: .*$/m, 'displayName: Dave Again'))];
+    for (let k = 0; k < edits.length; k++) {
+      const content = editedFixture(dist, `edit-${k}`, (dir) => { for (const e of edits.slice(0, k + 1)) e(dir); });
+      const b = buildFixture(content, dist, { SOURCE_DATE_EPOCH: String(1768482000 + k * 60) });
+      expect(b.status, b.stderr).toBe(0);
+      expect(served(dist).info.layers?.base).toBe(base);
+    }
+    // Four builds after the base, three releases kept, and the base kept too: they read from it.
+    expect(listReleases(dist)).toContain(base);
+    const { info } = served(dist);
+    expect(fs.existsSync(releasePath(dist, info.layers!.from['p/bob.html']!))).toBe(true);
+    expect(layeredFiles(releasesDir(dist), buildLayout(served(dist).dir).client, info.layers, 'p/').sort())
+      .toEqual(['alice', 'bob', 'carol', 'dave', 'frank', 'kate', 'zed'].map((n) => `p/${n}.html`));
+  }, 90_000);
+
+  test('pruning keeps whatever a kept release reads from', () => {
+    const reads: Record<string, string[]> = { c: ['a'], d: ['a', 'b'] };
+    expect(releasesToPrune(['a', 'b', 'c', 'd'], 'd', 'e', 3, (id) => reads[id] ?? [])).toEqual([]);
+    expect(releasesToPrune(['a', 'b', 'c', 'd'], 'd', 'e', 3)).toEqual(['a', 'b']);
+    expect(releasesToPrune(['a', 'b', 'c', 'd', 'x'], 'x', 'e', 3, (id) => reads[id] ?? [])).toEqual(['c']);
+  });
+});
