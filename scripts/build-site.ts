@@ -12,7 +12,7 @@ import { DEFAULT_SITE_URL, buildTimeFromEnv, deployTargetFromEnv, type DeployTar
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
-import { linkPages, planPages, readPageManifest, renderFingerprint } from '../src/build/page-reuse.ts';
+import { linkPages, planPages, renderFingerprint } from '../src/build/page-reuse.ts';
 import { layeredFiles, locator, maxLayeredFiles, type Layers } from '../src/build/layers.ts';
 import { userData } from '../src/api/prerendered.ts';
 import { USERS_PATH } from '../src/api/handler.ts';
@@ -163,16 +163,17 @@ const layers = layersOfThisBuild();
  * static host or Workers upload one folder, so theirs are whole), and few enough files changed.
  */
 function layersOfThisBuild(): Layers | undefined {
-  if (!incremental || target !== 'node' || !served || !times.hasPrevious || plan.manifest.fingerprint !== fingerprint) return undefined;
+  if (!incremental || target !== 'node' || !served || !times.hasPrevious) return undefined;
   if (plan.reuse.length === 0 || process.env.RELEASE_LAYERS === '0') return undefined;
-  const previousPages = readPageManifest(servedLayout.pageManifest);
-  if (previousPages?.fingerprint !== fingerprint) return undefined;
+  // The same code as the served release (planPages compared the fingerprints), read once.
+  const previousPages = plan.previousPages;
+  if (!previousPages) return undefined;
   const layers: Layers = servedLayers ? { base: servedLayers.base, from: { ...servedLayers.from } } : { base: served, from: {} };
   for (const user of index.users) times.user(user.username, userData(user));
   for (const name of plan.render) layers.from[`p/${name}.html`] = releaseId;
   for (const name of times.changedUsers) layers.from[`${USERS_DIR}${name}`] = releaseId;
   const names = new Set(index.users.map((u) => u.username));
-  for (const name of Object.keys(previousPages.pages)) {
+  for (const name of Object.keys(previousPages)) {
     if (names.has(name)) continue;
     layers.from[`p/${name}.html`] = null;
     layers.from[`${USERS_DIR}${name}`] = null;

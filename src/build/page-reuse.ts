@@ -55,6 +55,8 @@ export interface PagePlan {
   /** Usernames whose page is linked from the previous build. */
   reuse: string[];
   manifest: PageManifest;
+  /** The previous build's pages (username → key) when it was built by the same code; else undefined. */
+  previousPages: Record<string, string> | undefined;
 }
 
 /**
@@ -79,7 +81,7 @@ export function planPages(index: SiteIndex, fingerprint: string, previousManifes
     if (usable && Object.hasOwn(usable, name) && usable[name] === pages[name] && existing.has(`${name}.html`)) reuse.push(name);
     else render.add(name);
   }
-  return { render, reuse, manifest };
+  return { render, reuse, manifest, previousPages: usable };
 }
 
 /**
