@@ -37,26 +37,47 @@ const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
  * request as its path: the host in it is ignored like the Host header.
  */
 export function splitTarget(method: string, target: string, header: (name: string) => string | undefined, startedAt: number): ApiRequest {
-  if (target.charCodeAt(0) !== 47 /* / */) {
-    const origin = ABSOLUTE_FORM.exec(target);
-    if (origin) {
-      target = target.slice(origin[0].length);
-      if (target.charCodeAt(0) !== 47) target = `/${target}`;
+  return new TargetRequest(method, target, startedAt, header);
+}
+
+/**
+ * An ApiRequest made from a method and a request target. A class rather than an object literal:
+ * a literal with a getter is built on V8's slow path, and this is made once per request.
+ */
+export class TargetRequest implements ApiRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly search: string;
+  readonly startedAt: number;
+  readonly #header: ((name: string) => string | undefined) | undefined;
+  #query: URLSearchParams | undefined;
+
+  /** Without `header`, a subclass reads headers itself (`header` overridden). */
+  constructor(method: string, target: string, startedAt: number, header?: (name: string) => string | undefined) {
+    if (target.charCodeAt(0) !== 47 /* / */) {
+      const origin = ABSOLUTE_FORM.exec(target);
+      if (origin) {
+        target = target.slice(origin[0].length);
+        if (target.charCodeAt(0) !== 47) target = `/${target}`;
+      }
     }
+    const hash = target.indexOf('#');
+    if (hash >= 0) target = target.slice(0, hash);
+    const q = target.indexOf('?');
+    // Node's parser gives the common methods in capitals already.
+    this.method = method === 'GET' || method === 'HEAD' ? method : method.toUpperCase();
+    this.path = q < 0 ? target : target.slice(0, q);
+    this.search = q < 0 ? '' : target.slice(q + 1);
+    this.startedAt = startedAt;
+    this.#header = header;
   }
-  const hash = target.indexOf('#');
-  if (hash >= 0) target = target.slice(0, hash);
-  const q = target.indexOf('?');
-  const search = q < 0 ? '' : target.slice(q + 1);
-  let query: URLSearchParams | undefined;
-  return {
-    method: method.toUpperCase(),
-    path: q < 0 ? target : target.slice(0, q),
-    search,
-    get query() {
-      return (query ??= new URLSearchParams(search));
-    },
-    header,
-    startedAt,
-  };
+
+  /** The query, parsed when first read. */
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.search));
+  }
+
+  header(name: string): string | undefined {
+    return this.#header?.(name);
+  }
 }

@@ -81,7 +81,14 @@ const SUCCESS_HEAD_BYTES = Buffer.from(SUCCESS_HEAD);
  */
 export function successBody(dataJson: string | Buffer, opts: { timestamp: string; executionTimeMs: number; metaExtra?: string; links?: PageLinks }): string | Buffer {
   const tail = `,"meta":${meta(opts.timestamp, opts.executionTimeMs, opts.metaExtra)}${opts.links ? `,"links":${JSON.stringify(opts.links)}` : ''}}`;
-  return typeof dataJson === 'string' ? `${SUCCESS_HEAD}${dataJson}${tail}` : Buffer.concat([SUCCESS_HEAD_BYTES, dataJson, Buffer.from(tail)]);
+  if (typeof dataJson === 'string') return `${SUCCESS_HEAD}${dataJson}${tail}`;
+  // One buffer, the tail written into it: no Buffer of the tail, no list to concatenate.
+  const head = SUCCESS_HEAD_BYTES.length;
+  const body = Buffer.allocUnsafe(head + dataJson.length + Buffer.byteLength(tail));
+  SUCCESS_HEAD_BYTES.copy(body, 0);
+  dataJson.copy(body, head);
+  body.write(tail, head + dataJson.length);
+  return body;
 }
 
 /** A JSON error answer; `headers` is one of the policy's (headers.ts), by what caused the error. */

@@ -3,7 +3,6 @@
 // the handler asks for, which its own rules made (`filesAt`, the lookup tables), never a request's
 // bytes as they came.
 import fs from 'node:fs';
-import path from 'node:path';
 import type { MaybePromise, ReleaseFiles } from '../api/release-files.ts';
 
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
@@ -11,6 +10,9 @@ const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 
 /** Bytes of file bodies kept in memory by default: the hot profiles of a large site, well under the memory of holding them all. */
 export const DEFAULT_FILE_CACHE_BYTES = 128 << 20; // FILE_CACHE_MB (src/config.ts)
+
+/** lstat's options: an absent file is `undefined`, not an exception. */
+const NO_THROW = { throwIfNoEntry: false } as const;
 
 const ABSENT = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'ENAMETOOLONG', 'EISDIR']);
 
@@ -80,10 +82,12 @@ export class DiskFiles implements ReleaseFiles {
     // absent file without the exception a failed open makes: an unknown name's answer went from 23.4 to 9.3 µs in-process.
     const root = this.#locate ? this.#locate(file) : this.root;
     if (root === null) return undefined;
-    const where = path.join(root, file);
+    // Joined, not `path.join`: the handler's paths are relative and made by its own rules (no `.`
+    // segments to resolve), and a 404 of an unknown name spent a tenth of its in-process time there.
+    const where = `${root}/${file}`;
     let fd: number;
     try {
-      const st = fs.lstatSync(where, { throwIfNoEntry: false });
+      const st = fs.lstatSync(where, NO_THROW);
       // Only regular files: the build writes nothing else, a link is refused, and a FIFO must never hang a request.
       if (!st?.isFile()) return undefined;
       fd = fs.openSync(where, fs.constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);

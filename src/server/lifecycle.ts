@@ -52,10 +52,14 @@ export function applyConnectionLimits(server: http.Server, limits: ConnectionLim
   server.timeout = limits.idleTimeout;
 }
 
-/** Every open connection, with its response while one is under way. */
+/** Every open connection, with its last response (under way unless `writableFinished`). */
 export type Connections = Map<net.Socket, http.ServerResponse | undefined>;
 
-/** Tracks the connections `drain` waits for. Call once, before the server listens. */
+/**
+ * Tracks the connections `drain` waits for. Call once, before the server listens. A finished
+ * response stays in the map until the next request or the close: `drain` reads `writableFinished`,
+ * so no listener is added to each response.
+ */
 export function trackConnections(server: http.Server): Connections {
   const open: Connections = new Map();
   server.on('connection', (socket: net.Socket) => {
@@ -64,7 +68,6 @@ export function trackConnections(server: http.Server): Connections {
   });
   server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     open.set(req.socket, res);
-    res.once('finish', () => { if (open.get(req.socket) === res) open.set(req.socket, undefined); });
   });
   return open;
 }

@@ -75,7 +75,7 @@ server.listen(port, host, () => {
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, async () => {
     app.unwatch();
-    const underWay = [...connections.values()].filter(Boolean).length;
+    const underWay = [...connections.values()].filter((res) => res && !res.writableFinished).length;
     const drained = drain(server, connections, limits.drainTimeout);
     console.log(`${signal}: no new connections; finishing ${underWay} request(s) under way (at most ${limits.drainTimeout / 1000} s).`);
     const { cut } = await drained;

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import { answer } from '../api/handler.ts';
 import { requestError, serverError, type ApiResponse } from '../http/response.ts';
-import { MAX_TARGET_BYTES, splitTarget } from '../http/request.ts';
+import { MAX_TARGET_BYTES, TargetRequest } from '../http/request.ts';
 import { loadRelease, releaseKey, watchRelease, type LoadedRelease } from './release.ts';
 import type { AccessLog } from './access-log.ts';
 
@@ -57,24 +57,18 @@ export async function createSiteServer(distDir: string, options: SiteServerOptio
     if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
       return send(res, requestError(400, 'An HTTP/1.1 request must have a Host header (RFC 9112 §3.2).'));
     }
-    const request = splitTarget(req.method ?? 'GET', target, (name) => headerOf(req, name), performance.now());
     // Pinned: the whole request is answered from this release, even if another is switched in meanwhile.
-    const answered = answer(request, current.files);
-    if (answered instanceof Promise) return answered.then((r) => send(res, r));
+    const answered = answer(new NodeRequest(req, target), current.files);
+    if (answered instanceof Promise) return answered.then((r) => send(res, r)).catch((error: unknown) => failed(req, res, error));
     send(res, answered);
   }
 
   // A missing Host is answered by us (a JSON 400 with our headers), not by Node's bare 400.
   const server = http.createServer({ requireHostHeader: false }, (req, res) => {
-    const failed = (error: unknown) => {
-      console.error(`error answering ${req.method} ${req.url}:`, error);
-      if (!res.headersSent) send(res, serverError());
-      else res.destroy();
-    };
     try {
-      handle(req, res)?.catch(failed);
+      handle(req, res);
     } catch (error) {
-      failed(error);
+      failed(req, res, error);
     }
   });
   accessLog?.watch(server);
@@ -92,6 +86,13 @@ export async function createSiteServer(distDir: string, options: SiteServerOptio
   };
 }
 
+/** A request the handler could not answer: a 500, or a cut connection when the answer had begun. */
+function failed(req: http.IncomingMessage, res: http.ServerResponse, error: unknown): void {
+  console.error(`error answering ${req.method} ${req.url}:`, error);
+  if (!res.headersSent) send(res, serverError());
+  else res.destroy();
+}
+
 function send(res: http.ServerResponse, r: ApiResponse): void {
   let headers = r.headers;
   // Static files come with their length; other answers get it here (a copy, so shared header objects stay as they are).
@@ -101,6 +102,21 @@ function send(res: http.ServerResponse, r: ApiResponse): void {
   }
   res.writeHead(r.status, headers);
   res.end(r.body ?? undefined);
+}
+
+/** What the handler reads of a Node request: its headers are read from Node's, with no closure made per request. */
+class NodeRequest extends TargetRequest {
+  readonly #incoming: http.IncomingMessage;
+
+  constructor(incoming: http.IncomingMessage, target: string) {
+    super(incoming.method ?? 'GET', target, performance.now());
+    this.#incoming = incoming;
+  }
+
+  override header(name: string): string | undefined {
+    const v = this.#incoming.headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
 }
 
 /**
@@ -121,9 +137,4 @@ function rawAnswer(r: ApiResponse): string {
   const body = typeof r.body === 'string' ? r.body : '';
   const headers = Object.entries({ ...r.headers, 'content-length': String(Buffer.byteLength(body)) }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
   return `HTTP/1.1 ${r.status} ${http.STATUS_CODES[r.status]}\r\n${headers}\r\n${body}`;
-}
-
-function headerOf(req: http.IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(', ') : v;
 }
