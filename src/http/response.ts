@@ -85,8 +85,9 @@ export function successBody(dataJson: string | Buffer, opts: { timestamp: string
   // One buffer, the tail written into it: no Buffer of the tail, no list to concatenate.
   const head = SUCCESS_HEAD_BYTES.length;
   const body = Buffer.allocUnsafe(head + dataJson.length + Buffer.byteLength(tail));
-  SUCCESS_HEAD_BYTES.copy(body, 0);
-  dataJson.copy(body, head);
+  body.set(SUCCESS_HEAD_BYTES, 0);
+  // `set`, not `copy`: on Workers `data` is a plain Uint8Array.
+  body.set(dataJson, head);
   body.write(tail, head + dataJson.length);
   return body;
 }

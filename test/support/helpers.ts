@@ -31,9 +31,9 @@ export function fixtureSite(dir = FIXTURE) {
 }
 
 /** An ApiRequest as our server makes it from a request line and headers. */
-export function request(target: string, init: { method?: string; headers?: Record<string, string> } = {}): ApiRequest {
+export function request(target: string, init: { method?: string; headers?: Record<string, string>; startedAt?: number } = {}): ApiRequest {
   const headers = Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-  return splitTarget(init.method ?? 'GET', target, (name) => headers[name], performance.now());
+  return splitTarget(init.method ?? 'GET', target, (name) => headers[name], init.startedAt ?? performance.now());
 }
 
 export const bodyText = (body: string | Uint8Array | null) => (body === null ? '' : typeof body === 'string' ? body : Buffer.from(body).toString('utf8'));
