@@ -2,6 +2,7 @@
 import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
 import { requireBuildScript } from './src/build/require-build-script.ts';
+import { keepRenderer } from './src/build/keep-renderer.ts';
 
 // Where the build will run: `node` (default) for our own server, `cloudflare` for a Worker with
 // static assets (docs/deploying.md#cloudflare-workers), `static` for a host with files only.
@@ -29,8 +30,9 @@ export default defineConfig({
   site: (process.env.SITE_URL || 'http://localhost:4321').replace(/\/+$/, ''),
   output: 'static',
   adapter: await DEPLOY_TARGETS[/** @type {keyof typeof DEPLOY_TARGETS} */ (target)](),
-  // `astro build` on its own stops with a sentence naming `npm run build`.
-  integrations: [requireBuildScript()],
+  // `astro build` on its own stops with a sentence naming `npm run build`. A build can keep the
+  // compiled pages for edit builds to render with (src/build/keep-renderer.ts).
+  integrations: [requireBuildScript(), keepRenderer()],
   // `/p/alice` is written as `p/alice.html`, which static hosts serve at `/p/alice` without a redirect.
   // Pages render a few at a time, since rendering waits on file writes (measured: docs/scale.md).
   build: { format: 'file', inlineStylesheets: 'never', concurrency: Number(process.env.ASTRO_CONCURRENCY || 4) },

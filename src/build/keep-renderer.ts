@@ -1,0 +1,108 @@
+// Keeps the code `astro build` compiled to pre-render the pages, so that a later build of the same
+// code can render the few pages an edit changed with it (src/build/page-renderer.ts) instead of
+// running Vite again. Astro writes that code to `<server dir>/.prerender/` and removes it when the
+// pages are written; `astro:build:generated` runs just before the removal, which is what it is for
+// (https://docs.astro.build/en/reference/integrations-reference/#astrobuildgenerated).
+// The kept code holds no content: the pages read the index handed over at render time
+// (page-data.ts), so it serves every build whose code, config and SITE_URL give the same
+// `renderFingerprint` (page-reuse.ts) and whose deploy target is the same.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AstroIntegration } from 'astro';
+
+const KEEP = Symbol.for('profile-lookup.keep-renderer');
+const KEPT_VERSION = 1;
+/** The file beside the kept code that says what it was built from. */
+export const KEPT_FILE = 'kept.json';
+/** How many kept renderers the store holds; older ones are removed when a build keeps a new one. */
+export const KEPT_RENDERERS = 3;
+
+export interface KeptRendererKey {
+  /** `renderFingerprint` of the code being built. */
+  fingerprint: string;
+  /** `DEPLOY_TARGET`: another adapter compiles other code. */
+  target: string;
+}
+
+export interface KeptRendererInfo extends KeptRendererKey {
+  version: number;
+  /** Astro's pre-render entry module, relative to the kept folder. */
+  entry: string;
+}
+
+/** Where kept renderers live: a build cache, inside the project because the kept code imports its packages by name. */
+export const rendererStore = (root: string) => path.join(root, 'node_modules', '.cache', 'profile-lookup', 'renderers');
+
+/** The folder of the renderer kept for `key`. */
+export const rendererDir = (root: string, key: KeptRendererKey) => path.join(rendererStore(root), `${key.target}-${key.fingerprint}`);
+
+/** Asks the Astro build in this process to keep its pre-render code in `dir` (the build script calls this; shards do not). */
+export function keepRendererIn(request: (KeptRendererKey & { dir: string }) | undefined): void {
+  (globalThis as Record<symbol, unknown>)[KEEP] = request;
+}
+
+/** The kept renderer in `dir` if it was built for `key`, else why not. */
+export function readKept(dir: string, key: KeptRendererKey): KeptRendererInfo | string {
+  let info: KeptRendererInfo;
+  try {
+    info = JSON.parse(fs.readFileSync(path.join(dir, KEPT_FILE), 'utf8')) as KeptRendererInfo;
+  } catch {
+    return `no renderer kept in ${dir}`;
+  }
+  if (info.version !== KEPT_VERSION) return `the renderer in ${dir} is of an older format`;
+  if (info.fingerprint !== key.fingerprint || info.target !== key.target) return `the renderer in ${dir} was built from other code`;
+  if (!fs.existsSync(path.join(dir, info.entry))) return `the renderer in ${dir} is incomplete`;
+  return info;
+}
+
+/** The Astro integration (astro.config.mjs): does nothing unless `keepRendererIn` asked. */
+export const keepRenderer = (): AstroIntegration => {
+  let prerenderDir: string | undefined;
+  return {
+    name: 'profile-lookup:keep-renderer',
+    hooks: {
+      // Where Astro's build puts the pre-render code (astro/dist/prerender/utils.js, not public API:
+      // a change is caught by test/build/page-renderer.test.ts and only costs edit builds their speed).
+      'astro:config:done': ({ config, buildOutput }) => {
+        prerenderDir = path.join(fileURLToPath(buildOutput === 'server' ? config.build.server : config.outDir), '.prerender');
+      },
+      'astro:build:generated': ({ logger }) => {
+        const request = (globalThis as Record<symbol, (KeptRendererKey & { dir: string }) | undefined>)[KEEP];
+        if (!request || !prerenderDir) return;
+        const entry = safeReaddir(prerenderDir).find((name) => /^prerender-entry\..*\.mjs$/.test(name));
+        if (!entry) {
+          logger.warn(`no pre-render code in ${prerenderDir}: edit builds will run \`astro build\``);
+          return;
+        }
+        const info: KeptRendererInfo = { version: KEPT_VERSION, fingerprint: request.fingerprint, target: request.target, entry };
+        // Copied, not moved: Astro moves the CSS out of it after this hook. Made beside the store
+        // and renamed in, so a reader never sees half of one.
+        const staging = `${request.dir}.${process.pid}.tmp`;
+        fs.rmSync(staging, { recursive: true, force: true });
+        fs.cpSync(prerenderDir, staging, { recursive: true });
+        fs.writeFileSync(path.join(staging, KEPT_FILE), JSON.stringify(info));
+        fs.rmSync(request.dir, { recursive: true, force: true });
+        fs.renameSync(staging, request.dir);
+        pruneStore(path.dirname(request.dir), request.dir);
+      },
+    },
+  };
+};
+
+/** Removes all but the newest `KEPT_RENDERERS` kept renderers, never `keep`, and what killed builds left half-copied. */
+function pruneStore(store: string, keep: string): void {
+  const names = safeReaddir(store);
+  for (const name of names.filter((n) => n.endsWith('.tmp'))) fs.rmSync(path.join(store, name), { recursive: true, force: true });
+  const kept = names
+    .filter((name) => !name.endsWith('.tmp'))
+    .map((name) => path.join(store, name))
+    .filter((dir) => dir !== keep && fs.existsSync(path.join(dir, KEPT_FILE)))
+    .map((dir) => ({ dir, mtime: fs.statSync(path.join(dir, KEPT_FILE)).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime);
+  for (const { dir } of kept.slice(KEPT_RENDERERS - 1)) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+function safeReaddir(dir: string): string[] {
+  try { return fs.readdirSync(dir); } catch { return []; }
+}

@@ -1,0 +1,185 @@
+// Renders chosen pages with the pre-render code a full build kept (keep-renderer.ts): Astro's own
+// compiled pages, layout and render pipeline, imported in plain Node, so an edit build renders the
+// pages it changed without the seconds `astro build` spends bundling the site first. The bytes are
+// those `astro build` writes (test/build/page-renderer.test.ts compares every page).
+//
+// What it uses of Astro: the `app` and `manifest` that Astro's pre-render entry exports
+// (astro/dist/entrypoints/prerender.js) and `app.render(request, { routeData })`, the call Astro's
+// own pre-renderer makes for each page (astro/dist/core/build/default-prerenderer.js). That app
+// expects two things from the build it runs in, which are given here from the kept manifest: the
+// styles and scripts of each page (`setInternals`), and the build's settings and logger
+// (`setOptions`). None of this is public API; an Astro upgrade changes `renderFingerprint` (the
+// lock file), so a renderer is only ever used with the Astro that compiled it, and the test fails
+// when a new Astro no longer fits.
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { handOverSiteIndex } from './page-data.ts';
+import { readKept, type KeptRendererKey } from './keep-renderer.ts';
+import type { SiteIndex } from '../model/site-index.ts';
+
+/** Why a kept renderer cannot be used: the build renders with `astro build` instead. */
+export class RendererUnavailable extends Error {}
+
+interface RouteData {
+  route: string;
+  component: string;
+  type: string;
+  prerender: boolean;
+  pattern: RegExp;
+}
+type Sheet = { type: 'external'; src: string } | { type: 'inline'; content: string };
+type Script = { type: 'external'; value: string } | { stage: string; children: string };
+/** The parts of Astro's serialized manifest read here. */
+interface KeptManifest {
+  base: string;
+  site?: string;
+  buildFormat: string;
+  routes: { routeData: RouteData; styles: Sheet[]; scripts: Script[] }[];
+}
+/** Astro's `BuildApp` as its pre-render entry exports it. */
+interface BuildApp {
+  setInternals(internals: unknown): void;
+  setOptions(options: unknown): void;
+  render(request: Request, options: { routeData: RouteData }): Promise<Response>;
+  readonly routeCache: { clearAll(): void };
+  readonly logger: { options: { destination: unknown } };
+}
+
+/** Pages rendered at once, as Astro does (`build.concurrency` in astro.config.mjs). */
+const CONCURRENCY = 4;
+
+export class PageRenderer {
+  readonly #app: BuildApp;
+  readonly #routes: RouteData[];
+  readonly #origin: string;
+  #index: SiteIndex | undefined;
+  #profiles = new Set<string>();
+
+  constructor(app: BuildApp, manifest: KeptManifest) {
+    if (manifest.buildFormat !== 'file' || manifest.base !== '/') {
+      throw new RendererUnavailable(`the renderer writes pages as astro.config.mjs has them (build.format 'file', base '/'), not ${manifest.buildFormat} at ${manifest.base}`);
+    }
+    this.#app = app;
+    this.#routes = manifest.routes.map((r) => r.routeData).filter((r) => r.prerender);
+    // Astro's origin for pre-rendered requests (astro/dist/core/build/index.js).
+    this.#origin = manifest.site ? new URL(manifest.site).origin : 'http://localhost:4321';
+    app.setInternals({ pagesByKeys: pagesByKeys(manifest) });
+    app.setOptions({ settings: { scripts: settingsScripts(manifest) }, logger: { options: { destination: app.logger.options.destination } } });
+  }
+
+  /**
+   * Writes `p/<username>.html` into `clientDir` for each of `usernames`, rendered from `index`;
+   * returns how many. Every call of one renderer must pass the same index: the kept pages read it
+   * once (page-data.ts), as in a build.
+   */
+  async renderChangedPages(index: SiteIndex, usernames: Iterable<string>, clientDir: string): Promise<number> {
+    const names = [...usernames];
+    for (const name of names) this.#profiles.add(name);
+    this.#handOver(index);
+    const profile = this.#routes.find((r) => r.route === '/p/[username]');
+    if (!profile) throw new Error('the kept renderer has no /p/[username] route');
+    await this.#writeAll(names.map((name) => ({ route: profile, pathname: `/p/${name}` })), clientDir);
+    return names.length;
+  }
+
+  /**
+   * Writes the pre-rendered files of `pathnames` into `clientDir`, rendered from `index`: `/` (the
+   * home page, which lists the creators), `/sitemap.xml`, `/404`... Returns the files written.
+   */
+  async renderPaths(index: SiteIndex, pathnames: readonly string[], clientDir: string): Promise<string[]> {
+    this.#handOver(index);
+    return this.#writeAll(pathnames.map((pathname) => {
+      const route = this.#routes.find((r) => r.pattern.test(pathname));
+      if (!route) throw new Error(`no pre-rendered route for ${pathname}`);
+      return { route, pathname };
+    }), clientDir);
+  }
+
+  #handOver(index: SiteIndex): void {
+    if (this.#index && this.#index !== index) throw new Error('a renderer renders from one index: the kept pages hold the first one they read');
+    this.#index = index;
+    handOverSiteIndex(index, this.#profiles);
+    // getStaticPaths ran for the pages asked before: run it again for these.
+    this.#app.routeCache.clearAll();
+  }
+
+  /** Renders the first page of each route alone, so that its getStaticPaths runs once, then the rest `CONCURRENCY` at a time. */
+  async #writeAll(pages: { route: RouteData; pathname: string }[], clientDir: string): Promise<string[]> {
+    const files: string[] = new Array(pages.length);
+    const seen = new Set<RouteData>();
+    const rest: number[] = [];
+    for (let k = 0; k < pages.length; k++) {
+      const { route, pathname } = pages[k]!;
+      if (seen.has(route)) {
+        rest.push(k);
+        continue;
+      }
+      seen.add(route);
+      files[k] = await this.#write(route, pathname, clientDir);
+    }
+    await pool(rest, async (k) => { files[k] = await this.#write(pages[k]!.route, pages[k]!.pathname, clientDir); });
+    return files;
+  }
+
+  async #write(route: RouteData, pathname: string, clientDir: string): Promise<string> {
+    // The address and file Astro uses for the page with `build.format: 'file'` (astro/dist/core/build/generate.js).
+    const file = route.type === 'page' ? (pathname === '/' ? 'index.html' : `${pathname.slice(1)}.html`) : pathname.slice(1);
+    const url = new URL(route.type === 'page' ? `/${file}` : pathname, this.#origin);
+    const response = await this.#app.render(new Request(url), { routeData: route });
+    if (response.status >= 300 && response.status < 400) throw new Error(`${pathname} redirects (${response.status}); the renderer writes no redirect pages`);
+    if (!response.body) throw new Error(`${pathname} rendered no body (${response.status})`);
+    const body = Buffer.from(await response.arrayBuffer());
+    const to = path.join(clientDir, file);
+    await fs.promises.mkdir(path.dirname(to), { recursive: true });
+    await fs.promises.writeFile(to, body);
+    return to;
+  }
+}
+
+/** The renderer kept in `dir` for `key`; RendererUnavailable (with the reason) when there is none or it cannot be used. */
+export async function openRenderer(dir: string, key: KeptRendererKey): Promise<PageRenderer> {
+  const kept = readKept(dir, key);
+  if (typeof kept === 'string') throw new RendererUnavailable(kept);
+  let entry: { app?: BuildApp; manifest?: KeptManifest };
+  try {
+    entry = await import(pathToFileURL(path.join(dir, kept.entry)).href) as typeof entry;
+  } catch (e) {
+    throw new RendererUnavailable(`the renderer in ${dir} does not load: ${(e as Error).message}`);
+  }
+  const { app, manifest } = entry;
+  if (!app || !manifest || typeof app.render !== 'function' || typeof app.setInternals !== 'function' || typeof app.setOptions !== 'function' || !app.routeCache) {
+    throw new RendererUnavailable(`the renderer in ${dir} is not the pre-render entry this code knows (another Astro version?)`);
+  }
+  return new PageRenderer(app, manifest);
+}
+
+/**
+ * The page data Astro's build environment reads for each page's `<head>` (its `getPageData`, keyed
+ * `route&component`): the stylesheets, already in Astro's order in the manifest.
+ */
+function pagesByKeys(manifest: KeptManifest): Map<string, { styles: { sheet: Sheet; depth: number; order: number }[] }> {
+  const pages = new Map<string, { styles: { sheet: Sheet; depth: number; order: number }[] }>();
+  for (const { routeData, styles } of manifest.routes) {
+    pages.set(`${routeData.route}&${routeData.component}`, { styles: styles.map((sheet, order) => ({ sheet, depth: 0, order })) });
+  }
+  return pages;
+}
+
+/** The build's injected scripts as Astro's settings hold them: only inline ones, since the site has no client script. */
+function settingsScripts(manifest: KeptManifest): { stage: string; content: string }[] {
+  const scripts = manifest.routes.find((r) => r.routeData.prerender && r.routeData.type === 'page')?.scripts ?? [];
+  return scripts.map((script) => {
+    if (!('stage' in script) || script.stage !== 'head-inline') throw new RendererUnavailable('the pages load a client script, which this renderer does not set up');
+    return { stage: script.stage, content: script.children };
+  });
+}
+
+/** `work` on each item, `CONCURRENCY` at a time. */
+async function pool<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const run = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, run));
+}

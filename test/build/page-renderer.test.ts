@@ -1,0 +1,146 @@
+// An edit build renders its few pages with the pre-render code a full build kept
+// (src/build/keep-renderer.ts, src/build/page-renderer.ts) instead of running `astro build`: the
+// files must be the very bytes `astro build` writes, for the content it was kept from and for
+// edited content alike. This is also the test that fails when an Astro upgrade changes the
+// internals the renderer relies on.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { KEPT_FILE, KEPT_RENDERERS, keepRenderer, keepRendererIn, readKept } from '../../src/build/keep-renderer.ts';
+import { openRenderer, RendererUnavailable } from '../../src/build/page-renderer.ts';
+import { renderFingerprint } from '../../src/build/page-reuse.ts';
+import { releasePath, servedRelease } from '../../src/build/releases.ts';
+import { BUILD_EPOCH, TEST_SITE_URL, sharedBuild, workDir } from '../support/built-server.ts';
+import { FIXTURE, ROOT } from '../support/helpers.ts';
+
+const WORK = workDir('page-renderer');
+const ENV = { ...process.env, SITE_URL: TEST_SITE_URL, SOURCE_DATE_EPOCH: String(BUILD_EPOCH) };
+const OTHER_FILES = ['index.html', '404.html', 'docs.html', 'sitemap.xml', 'robots.txt', 'openapi.json'];
+
+function run(script: string, args: string[]) {
+  const r = spawnSync(process.execPath, [script, ...args], { cwd: ROOT, encoding: 'utf8', env: ENV });
+  expect(r.status, `${script}:\n${r.stderr}${r.stdout}`).toBe(0);
+  return r.stdout;
+}
+
+/** `astro build` of `content` keeping its renderer: its client folder and the renderer's. */
+function keepingBuild(name: string, content: string) {
+  const dist = path.join(WORK, name, 'dist');
+  const renderer = path.join(WORK, name, 'renderer');
+  run('test/support/keep-renderer-build.ts', [content, dist, renderer]);
+  return { client: path.join(dist, 'client'), renderer };
+}
+
+/** The pages of `content` rendered by the renderer in `renderer`, in a process of their own. */
+function renderWith(renderer: string, content: string, name: string): string {
+  const out = path.join(WORK, name);
+  const line = /^RENDERED (.*)$/m.exec(run('test/support/render-with-kept.ts', [renderer, content, out]));
+  expect(JSON.parse(line![1]!).others).toEqual(OTHER_FILES);
+  return out;
+}
+
+/** The page files of a client folder: `p/*.html` and OTHER_FILES, relative path → bytes. */
+function pages(client: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  for (const name of fs.readdirSync(path.join(client, 'p'))) files.set(`p/${name}`, fs.readFileSync(path.join(client, 'p', name)));
+  for (const name of OTHER_FILES) files.set(name, fs.readFileSync(path.join(client, name)));
+  return files;
+}
+
+function expectSameFiles(actual: Map<string, Buffer>, expected: Map<string, Buffer>) {
+  expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
+  for (const [file, bytes] of expected) expect(actual.get(file)!.equals(bytes), file).toBe(true);
+}
+
+let original: ReturnType<typeof keepingBuild>;
+let edited: string;
+beforeAll(() => {
+  fs.rmSync(WORK, { recursive: true, force: true });
+  original = keepingBuild('original', FIXTURE);
+  // An edit: a renamed creator (her page and the home page change), a new profile, one removed.
+  edited = path.join(WORK, 'edited-content');
+  fs.cpSync(FIXTURE, edited, { recursive: true });
+  const alice = path.join(edited, 'profiles', 'alice.yaml');
+  fs.writeFileSync(alice, fs.readFileSync(alice, 'utf8').replace(/^displayName: .*$/m, 'displayName: "Alice Edited"'));
+  fs.writeFileSync(path.join(edited, 'profiles', 'zoe.yaml'), 'displayName: Zoe\ncreatedAt: 2025-06-01T00:00:00Z\nbio: New here.\n');
+  fs.rmSync(path.join(edited, 'profiles', 'frank.yaml'));
+}, 60_000);
+afterAll(() => fs.rmSync(WORK, { recursive: true, force: true }));
+
+describe('rendering with the code a full build kept', () => {
+  test('every page is the bytes astro build wrote, and those npm run build serves', () => {
+    const rendered = pages(renderWith(original.renderer, FIXTURE, 'rendered-original'));
+    expect(rendered.has('p/alice.html')).toBe(true);
+    expectSameFiles(rendered, pages(original.client));
+    const shared = sharedBuild().dist;
+    expectSameFiles(rendered, pages(path.join(releasePath(shared, servedRelease(shared)!), 'client')));
+  }, 60_000);
+
+  test('edited content renders as a full astro build of it does', () => {
+    const full = keepingBuild('edited', edited);
+    const rendered = pages(renderWith(original.renderer, edited, 'rendered-edited'));
+    expect(rendered.get('p/alice.html')!.toString()).toContain('Alice Edited');
+    expect(rendered.has('p/zoe.html')).toBe(true);
+    expect(rendered.has('p/frank.html')).toBe(false);
+    expectSameFiles(rendered, pages(full.client));
+    // The kept code holds no content: the pages' modules are the same bytes (the entry differs in
+    // its manifest: this build's folders and a random key).
+    const chunks = (dir: string) => new Map(fs.readdirSync(path.join(dir, 'chunks')).map((f) => [f, fs.readFileSync(path.join(dir, 'chunks', f))]));
+    expectSameFiles(chunks(full.renderer), chunks(original.renderer));
+  }, 60_000);
+
+  test('a renderer kept from other code, or none, is refused with the reason', async () => {
+    const fingerprint = renderFingerprint(ROOT, TEST_SITE_URL);
+    await expect(openRenderer(original.renderer, { fingerprint: 'other', target: 'node' })).rejects.toThrow(/built from other code/);
+    await expect(openRenderer(original.renderer, { fingerprint, target: 'cloudflare' })).rejects.toThrow(RendererUnavailable);
+    await expect(openRenderer(path.join(WORK, 'nowhere'), { fingerprint, target: 'node' })).rejects.toThrow(/no renderer kept/);
+  });
+});
+
+describe('keeping the renderer', () => {
+  const store = path.join(WORK, 'store');
+  const server = path.join(WORK, 'fake-build', 'server');
+  const integration = keepRenderer();
+  const hook = (name: string) => integration.hooks[name as 'astro:build:generated'] as (params: unknown) => void;
+  const warnings: string[] = [];
+  const keep = (fingerprint: string) => {
+    keepRendererIn({ dir: path.join(store, `node-${fingerprint}`), fingerprint, target: 'node' });
+    try {
+      hook('astro:build:generated')({ logger: { warn: (m: string) => warnings.push(m) } });
+    } finally {
+      keepRendererIn(undefined);
+    }
+  };
+
+  test('only when asked, in a folder of its own, and the store keeps the newest few', () => {
+    hook('astro:config:done')({ config: { build: { server: new URL(`file://${server}/`) }, outDir: new URL(`file://${WORK}/`) }, buildOutput: 'server' });
+    fs.mkdirSync(path.join(server, '.prerender', 'chunks'), { recursive: true });
+    fs.writeFileSync(path.join(server, '.prerender', 'prerender-entry.abc.mjs'), 'export {};');
+    fs.writeFileSync(path.join(server, '.prerender', 'chunks', 'page.mjs'), 'export {};');
+
+    hook('astro:build:generated')({ logger: { warn: (m: string) => warnings.push(m) } });
+    expect(fs.existsSync(store)).toBe(false);
+
+    for (let k = 1; k <= KEPT_RENDERERS + 1; k++) {
+      keep(`f${k}`);
+      // Kept in order, a second apart: the store goes by age.
+      fs.utimesSync(path.join(store, `node-f${k}`, KEPT_FILE), 1000 + k, 1000 + k);
+    }
+    const kept = fs.readdirSync(store).sort();
+    expect(kept).toEqual(Array.from({ length: KEPT_RENDERERS }, (_, i) => `node-f${i + 2}`));
+    const dir = path.join(store, kept.at(-1)!);
+    expect(readKept(dir, { fingerprint: `f${KEPT_RENDERERS + 1}`, target: 'node' })).toMatchObject({ entry: 'prerender-entry.abc.mjs' });
+    expect(fs.readdirSync(dir).sort()).toEqual(['chunks', KEPT_FILE, 'prerender-entry.abc.mjs']);
+    // Astro removes its folder after the hook: still there for it.
+    expect(fs.existsSync(path.join(server, '.prerender', 'chunks', 'page.mjs'))).toBe(true);
+    expect(warnings).toEqual([]);
+  });
+
+  test('a build whose pre-render code is not where Astro puts it keeps nothing and says so', () => {
+    fs.rmSync(path.join(server, '.prerender'), { recursive: true, force: true });
+    keep('missing');
+    expect(fs.existsSync(path.join(store, 'node-missing'))).toBe(false);
+    expect(warnings.join('\n')).toMatch(/no pre-render code in .*\.prerender: edit builds will run `astro build`/);
+  });
+});
