@@ -42,7 +42,12 @@ export default defineConfig({
   // A read-only public API: no sessions, no cookies.
   session: false,
   devToolbar: { enabled: false },
-  // For Workers: no separate middleware chunk beside the Worker's bundle (Astro splits it out only
-  // for other targets); our Worker does not use Astro's middleware, which is Node code.
-  ...(target === 'cloudflare' && { vite: { ssr: { target: 'webworker' } } }),
+  vite: {
+    // The few brand icons the pages use bundled with them, not the 5 MB simple-icons module imported whole
+    // at render time: ~300 ms off an edit build's render (src/build/page-renderer.ts).
+    environments: { prerender: { resolve: { noExternal: ['simple-icons'] } } },
+    // For Workers: no separate middleware chunk beside the Worker's bundle (Astro splits it out only
+    // for other targets); our Worker does not use Astro's middleware, which is Node code.
+    ...(target === 'cloudflare' && { ssr: { target: 'webworker' } }),
+  },
 });
