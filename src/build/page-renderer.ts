@@ -70,8 +70,8 @@ export class PageRenderer {
 
   /**
    * Writes `p/<username>.html` into `clientDir` for each of `usernames`, rendered from `index`;
-   * returns how many. Every call of one renderer must pass the same index: the kept pages read it
-   * once (page-data.ts), as in a build.
+   * returns how many. Throws for a username the index lacks, as `astro build` would. Every call of
+   * one renderer must pass the same index: the kept pages read it once (page-data.ts), as in a build.
    */
   async renderChangedPages(index: SiteIndex, usernames: Iterable<string>, clientDir: string): Promise<number> {
     const names = [...usernames];
