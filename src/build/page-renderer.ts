@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { StaticPaths } from 'astro/runtime/prerender/static-paths.js';
 import { handOverSiteIndex } from './page-data.ts';
 import { readKept, type KeptRendererKey } from './keep-renderer.ts';
 import type { SiteIndex } from '../model/site-index.ts';
@@ -53,8 +54,8 @@ export class PageRenderer {
   readonly #app: BuildApp;
   readonly #routes: RouteData[];
   readonly #origin: string;
+  readonly #profile: RouteData;
   #index: SiteIndex | undefined;
-  #profiles = new Set<string>();
 
   constructor(app: BuildApp, manifest: KeptManifest) {
     if (manifest.buildFormat !== 'file' || manifest.base !== '/') {
@@ -62,6 +63,9 @@ export class PageRenderer {
     }
     this.#app = app;
     this.#routes = manifest.routes.map((r) => r.routeData).filter((r) => r.prerender);
+    const profile = this.#routes.find((r) => r.route === '/p/[username]');
+    if (!profile) throw new RendererUnavailable('the kept renderer has no /p/[username] route');
+    this.#profile = profile;
     // Astro's origin for pre-rendered requests (astro/dist/core/build/index.js).
     this.#origin = manifest.site ? new URL(manifest.site).origin : 'http://localhost:4321';
     app.setInternals({ pagesByKeys: pagesByKeys(manifest) });
@@ -69,38 +73,50 @@ export class PageRenderer {
   }
 
   /**
-   * Writes `p/<username>.html` into `clientDir` for each of `usernames`, rendered from `index`;
-   * returns how many. Throws for a username the index lacks, as `astro build` would. Every call of
-   * one renderer must pass the same index: the kept pages read it once (page-data.ts), as in a build.
+   * Writes every file `astro build` writes when the build script asks for the pages of `usernames`
+   * only (page-data.ts `shouldRenderPage`): their `p/<username>.html`, and every other page, which
+   * reads the whole index (the home page, the sitemaps, the API docs...). Returns the files written.
    */
-  async renderChangedPages(index: SiteIndex, usernames: Iterable<string>, clientDir: string): Promise<number> {
+  async renderSite(index: SiteIndex, usernames: Iterable<string>, clientDir: string): Promise<string[]> {
+    this.#handOver(index, usernames);
+    // What Astro's own pre-renderer renders (astro/dist/core/build/default-prerenderer.js): each
+    // route's paths, getStaticPaths run inside the kept code.
+    const paths = await new StaticPaths(this.#app as unknown as ConstructorParameters<typeof StaticPaths>[0]).getAll();
+    return this.#writeAll(paths.map(({ pathname, route }) => ({ pathname, route: route as RouteData })), clientDir);
+  }
+
+  /**
+   * Writes `p/<username>.html` into `clientDir` for each of `usernames`, rendered from `index`.
+   * Throws for a username the index lacks, as `astro build` would.
+   */
+  async renderChangedPages(index: SiteIndex, usernames: Iterable<string>, clientDir: string): Promise<string[]> {
     const names = [...usernames];
-    for (const name of names) this.#profiles.add(name);
-    this.#handOver(index);
-    const profile = this.#routes.find((r) => r.route === '/p/[username]');
-    if (!profile) throw new Error('the kept renderer has no /p/[username] route');
-    await this.#writeAll(names.map((name) => ({ route: profile, pathname: `/p/${name}` })), clientDir);
-    return names.length;
+    this.#handOver(index, names);
+    return this.#writeAll(names.map((name) => ({ route: this.#profile, pathname: `/p/${name}` })), clientDir);
   }
 
   /**
    * Writes the pre-rendered files of `pathnames` into `clientDir`, rendered from `index`: `/` (the
-   * home page, which lists the creators), `/sitemap.xml`, `/404`... Returns the files written.
+   * home page, which lists the creators), `/sitemap.xml`, `/404`... Profile pages: renderChangedPages.
    */
   async renderPaths(index: SiteIndex, pathnames: readonly string[], clientDir: string): Promise<string[]> {
-    this.#handOver(index);
+    this.#handOver(index, []);
     return this.#writeAll(pathnames.map((pathname) => {
       const route = this.#routes.find((r) => r.pattern.test(pathname));
-      if (!route) throw new Error(`no pre-rendered route for ${pathname}`);
+      if (!route || route === this.#profile) throw new Error(`no pre-rendered route for ${pathname} (profile pages: renderChangedPages)`);
       return { route, pathname };
     }), clientDir);
   }
 
-  #handOver(index: SiteIndex): void {
+  /**
+   * Every call of one renderer must pass the same index: the kept pages read it once
+   * (page-data.ts getSiteIndex), as in a build. The profiles to render change from call to call.
+   */
+  #handOver(index: SiteIndex, profiles: Iterable<string>): void {
     if (this.#index && this.#index !== index) throw new Error('a renderer renders from one index: the kept pages hold the first one they read');
     this.#index = index;
-    handOverSiteIndex(index, this.#profiles);
-    // getStaticPaths ran for the pages asked before: run it again for these.
+    handOverSiteIndex(index, new Set(profiles));
+    // getStaticPaths ran for the profiles asked before: run it again for these.
     this.#app.routeCache.clearAll();
   }
 

@@ -16,8 +16,6 @@ import { FIXTURE, ROOT } from '../support/helpers.ts';
 
 const WORK = workDir('page-renderer');
 const ENV = { ...process.env, SITE_URL: TEST_SITE_URL, SOURCE_DATE_EPOCH: String(BUILD_EPOCH) };
-const OTHER_FILES = ['index.html', '404.html', 'docs.html', 'sitemap.xml', 'robots.txt', 'openapi.json'];
-
 function run(script: string, args: string[]) {
   const r = spawnSync(process.execPath, [script, ...args], { cwd: ROOT, encoding: 'utf8', env: ENV });
   expect(r.status, `${script}:\n${r.stderr}${r.stdout}`).toBe(0);
@@ -32,26 +30,38 @@ function keepingBuild(name: string, content: string) {
   return { client: path.join(dist, 'client'), renderer };
 }
 
-/** The pages of `content` rendered by the renderer in `renderer`, in a process of their own. */
-function renderWith(renderer: string, content: string, name: string): string {
+/** The files the renderer in `renderer` writes for `content`, in a process of its own: relative path → bytes. */
+function renderWith(renderer: string, content: string, name: string, mode: string[] = []): Map<string, Buffer> {
   const out = path.join(WORK, name);
-  const line = /^RENDERED (.*)$/m.exec(run('test/support/render-with-kept.ts', [renderer, content, out]));
-  expect(JSON.parse(line![1]!).others).toEqual(OTHER_FILES);
-  return out;
-}
-
-/** The page files of a client folder: `p/*.html` and OTHER_FILES, relative path → bytes. */
-function pages(client: string): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  for (const name of fs.readdirSync(path.join(client, 'p'))) files.set(`p/${name}`, fs.readFileSync(path.join(client, 'p', name)));
-  for (const name of OTHER_FILES) files.set(name, fs.readFileSync(path.join(client, name)));
+  const line = /^RENDERED (.*)$/m.exec(run('test/support/render-with-kept.ts', [renderer, content, out, ...mode]));
+  const written = (JSON.parse(line![1]!) as { files: string[] }).files;
+  const files = tree(out);
+  expect([...files.keys()].sort()).toEqual([...written].sort());
   return files;
 }
 
+/** Every file under `dir`, relative path → bytes. */
+function tree(dir: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (e.isFile()) files.set(path.relative(dir, path.join(e.parentPath, e.name)), fs.readFileSync(path.join(e.parentPath, e.name)));
+  }
+  return files;
+}
+
+/** The pages Astro rendered into a client folder: all but its bundled assets and the copies of public/. */
+function astroPages(client: string): Map<string, Buffer> {
+  const publicFiles = new Set(tree(path.join(ROOT, 'public')).keys());
+  return new Map([...tree(client)].filter(([file]) => !file.startsWith('_astro/') && !publicFiles.has(file)));
+}
+
+/** `files` that are also in `expected` with the very same bytes, and no file more. */
 function expectSameFiles(actual: Map<string, Buffer>, expected: Map<string, Buffer>) {
   expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
   for (const [file, bytes] of expected) expect(actual.get(file)!.equals(bytes), file).toBe(true);
 }
+
+const only = (files: Map<string, Buffer>, keep: (file: string) => boolean) => new Map([...files].filter(([file]) => keep(file)));
 
 let original: ReturnType<typeof keepingBuild>;
 let edited: string;
@@ -65,30 +75,34 @@ beforeAll(() => {
   fs.writeFileSync(alice, fs.readFileSync(alice, 'utf8').replace(/^displayName: .*$/m, 'displayName: "Alice Edited"'));
   fs.writeFileSync(path.join(edited, 'profiles', 'zoe.yaml'), 'displayName: Zoe\ncreatedAt: 2025-06-01T00:00:00Z\nbio: New here.\n');
   fs.rmSync(path.join(edited, 'profiles', 'frank.yaml'));
-}, 60_000);
+}, 120_000);
 afterAll(() => fs.rmSync(WORK, { recursive: true, force: true }));
 
 describe('rendering with the code a full build kept', () => {
-  test('every page is the bytes astro build wrote, and those npm run build serves', () => {
-    const rendered = pages(renderWith(original.renderer, FIXTURE, 'rendered-original'));
-    expect(rendered.has('p/alice.html')).toBe(true);
-    expectSameFiles(rendered, pages(original.client));
-    const shared = sharedBuild().dist;
-    expectSameFiles(rendered, pages(path.join(releasePath(shared, servedRelease(shared)!), 'client')));
+  test('renderSite writes every page astro build wrote, byte for byte, and npm run build serves them', () => {
+    const rendered = renderWith(original.renderer, FIXTURE, 'site');
+    expect(rendered.has('p/alice.html') && rendered.has('index.html') && rendered.has('sitemap.xml')).toBe(true);
+    expectSameFiles(rendered, astroPages(original.client));
+    const shared = path.join(releasePath(sharedBuild().dist, servedRelease(sharedBuild().dist)!), 'client');
+    for (const [file, bytes] of rendered) expect(fs.readFileSync(path.join(shared, file)).equals(bytes), file).toBe(true);
+  }, 60_000);
+
+  test('profile pages and the home page alone are the same bytes', () => {
+    const rendered = renderWith(original.renderer, FIXTURE, 'profiles', ['--profiles-only']);
+    expectSameFiles(rendered, only(astroPages(original.client), (file) => file.startsWith('p/') || file === 'index.html'));
   }, 60_000);
 
   test('edited content renders as a full astro build of it does', () => {
     const full = keepingBuild('edited', edited);
-    const rendered = pages(renderWith(original.renderer, edited, 'rendered-edited'));
+    const rendered = renderWith(original.renderer, edited, 'site-edited');
     expect(rendered.get('p/alice.html')!.toString()).toContain('Alice Edited');
     expect(rendered.has('p/zoe.html')).toBe(true);
     expect(rendered.has('p/frank.html')).toBe(false);
-    expectSameFiles(rendered, pages(full.client));
+    expectSameFiles(rendered, astroPages(full.client));
     // The kept code holds no content: the pages' modules are the same bytes (the entry differs in
     // its manifest: this build's folders and a random key).
-    const chunks = (dir: string) => new Map(fs.readdirSync(path.join(dir, 'chunks')).map((f) => [f, fs.readFileSync(path.join(dir, 'chunks', f))]));
-    expectSameFiles(chunks(full.renderer), chunks(original.renderer));
-  }, 60_000);
+    expectSameFiles(tree(path.join(full.renderer, 'chunks')), tree(path.join(original.renderer, 'chunks')));
+  }, 120_000);
 
   test('a renderer kept from other code, or none, is refused with the reason', async () => {
     const fingerprint = renderFingerprint(ROOT, TEST_SITE_URL);

@@ -1,9 +1,10 @@
-// Usage: node test/support/render-with-kept.ts <renderer-dir> <content-dir> <client-dir>
+// Usage: node test/support/render-with-kept.ts <renderer-dir> <content-dir> <client-dir> [--profiles-only]
 //
-// Renders every profile page of a content folder, and the other pre-rendered files, with a kept
-// renderer (src/build/page-renderer.ts) in a fresh process, as an edit build would: what
-// test/build/page-renderer.test.ts compares with `astro build`. SITE_URL, SOURCE_DATE_EPOCH and
-// DEPLOY_TARGET come from the environment. Prints one `RENDERED {...}` line.
+// Renders every page of a content folder with a kept renderer (src/build/page-renderer.ts) in a
+// fresh process, as an edit build would: what test/build/page-renderer.test.ts compares with
+// `astro build`. `renderSite` by default; with --profiles-only, `renderChangedPages` for every
+// profile and `renderPaths` for the home page. SITE_URL, SOURCE_DATE_EPOCH and DEPLOY_TARGET come
+// from the environment. Prints one `RENDERED {"files":[...]}` line.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildTimeFromEnv, deployTargetFromEnv, siteUrlFromEnv } from '../../src/config.ts';
@@ -12,9 +13,9 @@ import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { openRenderer } from '../../src/build/page-renderer.ts';
 import { renderFingerprint } from '../../src/build/page-reuse.ts';
 
-const [rendererDir, contentDir, clientDir] = process.argv.slice(2);
+const [rendererDir, contentDir, clientDir, mode] = process.argv.slice(2);
 if (!rendererDir || !contentDir || !clientDir) {
-  console.error('Usage: node test/support/render-with-kept.ts <renderer-dir> <content-dir> <client-dir>');
+  console.error('Usage: node test/support/render-with-kept.ts <renderer-dir> <content-dir> <client-dir> [--profiles-only]');
   process.exit(2);
 }
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -24,6 +25,8 @@ const { content, problems } = loadContent(contentDir, { siteUrl });
 if (problems.length) throw new Error(`${contentDir} has ${problems.length} problem(s)`);
 const index = buildSiteIndex(content, { siteUrl, builtAt: buildTimeFromEnv() });
 const renderer = await openRenderer(rendererDir, { fingerprint: renderFingerprint(root, siteUrl), target: deployTargetFromEnv() });
-const profiles = await renderer.renderChangedPages(index, index.users.map((u) => u.username), clientDir);
-const others = await renderer.renderPaths(index, ['/', '/404', '/docs', '/sitemap.xml', '/robots.txt', '/openapi.json'], clientDir);
-console.log(`RENDERED ${JSON.stringify({ profiles, others: others.map((f) => path.relative(clientDir, f)) })}`);
+const usernames = index.users.map((u) => u.username);
+const files = mode === '--profiles-only'
+  ? [...await renderer.renderChangedPages(index, usernames, clientDir), ...await renderer.renderPaths(index, ['/'], clientDir)]
+  : await renderer.renderSite(index, usernames, clientDir);
+console.log(`RENDERED ${JSON.stringify({ files: files.map((f) => path.relative(clientDir, f)) })}`);
