@@ -79,12 +79,18 @@ export const keepRenderer = (): AstroIntegration => {
         // Copied, not moved: Astro moves the CSS out of it after this hook. Made beside the store
         // and renamed in, so a reader never sees half of one.
         const staging = `${request.dir}.${process.pid}.tmp`;
-        fs.rmSync(staging, { recursive: true, force: true });
-        fs.cpSync(prerenderDir, staging, { recursive: true });
-        fs.writeFileSync(path.join(staging, KEPT_FILE), JSON.stringify(info));
-        fs.rmSync(request.dir, { recursive: true, force: true });
-        fs.renameSync(staging, request.dir);
-        pruneStore(path.dirname(request.dir), request.dir);
+        try {
+          fs.rmSync(staging, { recursive: true, force: true });
+          fs.cpSync(prerenderDir, staging, { recursive: true });
+          fs.writeFileSync(path.join(staging, KEPT_FILE), JSON.stringify(info));
+          fs.rmSync(request.dir, { recursive: true, force: true });
+          fs.renameSync(staging, request.dir);
+          pruneStore(path.dirname(request.dir), request.dir);
+        } catch (e) {
+          // Only edit builds' speed is lost: never the build.
+          fs.rmSync(staging, { recursive: true, force: true });
+          logger.warn(`could not keep the pre-render code (${(e as Error).message}): edit builds will run \`astro build\``);
+        }
       },
     },
   };

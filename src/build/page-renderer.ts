@@ -50,12 +50,14 @@ interface BuildApp {
 /** Pages rendered at once, as Astro does (`build.concurrency` in astro.config.mjs). */
 const CONCURRENCY = 4;
 
+/** The index each kept app's pages read: a module imported twice is one module, so one index per app and process. */
+const indexOfApp = new WeakMap<BuildApp, SiteIndex>();
+
 export class PageRenderer {
   readonly #app: BuildApp;
   readonly #routes: RouteData[];
   readonly #origin: string;
   readonly #profile: RouteData;
-  #index: SiteIndex | undefined;
 
   constructor(app: BuildApp, manifest: KeptManifest) {
     if (manifest.buildFormat !== 'file' || manifest.base !== '/') {
@@ -113,8 +115,9 @@ export class PageRenderer {
    * (page-data.ts getSiteIndex), as in a build. The profiles to render change from call to call.
    */
   #handOver(index: SiteIndex, profiles: Iterable<string>): void {
-    if (this.#index && this.#index !== index) throw new Error('a renderer renders from one index: the kept pages hold the first one they read');
-    this.#index = index;
+    const first = indexOfApp.get(this.#app);
+    if (first && first !== index) throw new Error('a kept renderer renders from one index per process: its pages hold the first one they read');
+    indexOfApp.set(this.#app, index);
     handOverSiteIndex(index, new Set(profiles));
     // getStaticPaths ran for the profiles asked before: run it again for these.
     this.#app.routeCache.clearAll();
@@ -153,7 +156,11 @@ export class PageRenderer {
   }
 }
 
-/** The renderer kept in `dir` for `key`; RendererUnavailable (with the reason) when there is none or it cannot be used. */
+/**
+ * The renderer kept in `dir` for `key`; RendererUnavailable (with the reason) when there is none or
+ * it cannot be used. Its pages read what `astro build`'s do from the process: CONTENT_DIR (the
+ * avatars, for link previews), and the index handed to each call.
+ */
 export async function openRenderer(dir: string, key: KeptRendererKey): Promise<PageRenderer> {
   const kept = readKept(dir, key);
   if (typeof kept === 'string') throw new RendererUnavailable(kept);

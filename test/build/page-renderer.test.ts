@@ -151,6 +151,18 @@ describe('keeping the renderer', () => {
     expect(warnings).toEqual([]);
   });
 
+  test('a renderer that cannot be kept costs a warning, never the build', () => {
+    const blocker = path.join(WORK, 'not-a-folder');
+    fs.writeFileSync(blocker, '');
+    keepRendererIn({ dir: path.join(blocker, 'node-x'), fingerprint: 'x', target: 'node' });
+    try {
+      expect(() => hook('astro:build:generated')({ logger: { warn: (m: string) => warnings.push(m) } })).not.toThrow();
+    } finally {
+      keepRendererIn(undefined);
+    }
+    expect(warnings.splice(0).join('\n')).toMatch(/could not keep the pre-render code \(.*\): edit builds will run `astro build`/);
+  });
+
   test('a build whose pre-render code is not where Astro puts it keeps nothing and says so', () => {
     fs.rmSync(path.join(server, '.prerender'), { recursive: true, force: true });
     keep('missing');
