@@ -18,7 +18,9 @@ import { userData } from '../src/api/prerendered.ts';
 import { USERS_PATH } from '../src/api/handler.ts';
 import { OG_IMAGES_PATH } from '../src/ui/og-image.ts';
 import { movePages, runShard, runningShards, shardCount, splitPages, type ShardResult } from '../src/build/render-shards.ts';
-import { buildLayout } from '../src/build/layout.ts';
+import { ANSWER_TIMES_FILE, PAGE_MANIFEST_FILE, buildLayout } from '../src/build/layout.ts';
+import { keepRendererIn, rendererDir } from '../src/build/keep-renderer.ts';
+import { openRenderer, RendererUnavailable, type PageRenderer } from '../src/build/page-renderer.ts';
 import { AnswerTimes } from '../src/build/answer-times.ts';
 import { buildSiteIndex } from '../src/model/site-index.ts';
 import { writeProfilePreviews } from '../src/ui/og-image-png.ts';
@@ -180,9 +182,25 @@ function layersOfThisBuild(): Layers | undefined {
   }
   return Object.keys(layers.from).length <= maxLayeredFiles(index.users.length) ? layers : undefined;
 }
+// A layered release's few pages are rendered with the code the last full build of the same code
+// kept (src/build/page-renderer.ts), without `astro build`'s seconds of bundling; a full build keeps its own.
+const keptKey = { fingerprint, target };
+const keptRenderer = layers ? await openKeptRenderer() : undefined;
+if (!keptRenderer && target === 'node') keepRendererIn({ ...keptKey, dir: rendererDir(root, keptKey) });
+
+async function openKeptRenderer(): Promise<PageRenderer | undefined> {
+  try {
+    return await openRenderer(rendererDir(root, keptKey), keptKey);
+  } catch (e) {
+    if (!(e instanceof RendererUnavailable)) throw e;
+    console.log(`(${e.message}: the pages are rendered by \`astro build\`)`);
+    return undefined;
+  }
+}
+
 // Many pages to render: this process renders the first part and other processes the rest, one per
-// core (src/build/render-shards.ts).
-const [ownPages, ...shardPages] = splitPages([...plan.render], shardCount(plan.render.size));
+// core (src/build/render-shards.ts). The kept renderer renders a layered release's few in this one.
+const [ownPages, ...shardPages] = keptRenderer ? [[...plan.render]] : splitPages([...plan.render], shardCount(plan.render.size));
 handOverSiteIndex(index, new Set(ownPages));
 process.env.SITE_URL = siteUrl;
 // A build is always for production. Vite takes `import.meta.env`'s own names from the environment
@@ -206,7 +224,7 @@ let shards: Promise<ShardResult[]> = Promise.resolve([]);
 let ownRender: Promise<unknown> = Promise.resolve();
 try {
   const processes = shardPages.length ? ` in ${shardPages.length + 1} processes` : '';
-  const shardResults = await step(`Rendering ${plan.render.size} of ${index.users.length} profile pages with Astro${processes} (and writing the API files)`, async () => {
+  const shardResults = await step(`Rendering ${plan.render.size} of ${index.users.length} profile pages with Astro${keptRenderer ? '\'s kept renderer' : processes} (and writing the API files)`, async () => {
     // Progress every 5 s while pages render: a 100,000-profile build renders for a minute or two.
     const shardDone = shardPages.map(() => 0);
     let reported = false;
@@ -218,7 +236,9 @@ try {
     let settled;
     try {
       shards = Promise.all(shardPages.map((render, k) => runShard(root, { index, render }, shardDir(k + 1), k + 1, (n) => { shardDone[k] = n; })));
-      ownRender = astroBuild({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' });
+      ownRender = keptRenderer
+        ? renderWithKept(keptRenderer, fresh)
+        : astroBuild({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' });
       await faultPoint('rendering', runningShards.size ? `render shards: ${[...runningShards].join(' ')}` : '');
       // Settled before anything throws, so a failed render never leaves a shard process running.
       settled = await Promise.allSettled([ownRender, shards]);
@@ -242,6 +262,7 @@ try {
   }
   // Link previews for profiles whose avatar crawlers cannot use (src/ui/og-image.ts); before the
   // API files, whose _headers is made from every file of the build.
+  // The time an edit takes to be served (from the start of the build) is reported below.
   const previews = await step('Writing preview images', async () => {
     if (!layers) return (await writeProfilePreviews(freshLayout.client, index, path.join(contentDir, 'avatars'))).length;
     // A preview's name says what is in it, and the code is the same: those the served release has are kept.
@@ -271,6 +292,7 @@ try {
     switchRelease(distDir, releaseId, () => { killAt = faultPoint('switching'); });
     await killAt;
   });
+  const servedAfter = seconds();
   await faultPoint('switched');
   if (target === 'cloudflare') pointWranglerAtServedRelease(root, distDir);
   // Removing old releases is housekeeping: a failure here is worth a line, not a failed build.
@@ -283,10 +305,10 @@ try {
   console.log(
     `Built ${index.users.length} profiles (${suspended} suspended), ${index.creators.length} active creators: ` +
     `${index.users.length} pages (${plan.render.size} rendered, ${plan.reuse.length} unchanged), ${stats.userFiles} API files${layers ? ` (${times.changedUsers.length} changed)` : ''}, ${stats.mediaFiles} images and ${previews} preview images in ${path.relative(process.cwd(), distDir) || distDir}/ (release ${releaseId}${layers ? `, holding only what changed since release ${layers.base}: ${Object.keys(layers.from).length} files` : ''}), ` +
-    `in ${seconds()} s (${timings.join(', ')}), peak memory ${memory}.`,
+    `in ${seconds()} s, served after ${servedAfter} s (${timings.join(', ')}), peak memory ${memory}.`,
   );
   // For `npm run bench`: one machine-readable line; the memory of every process added up.
-  if (process.env.BENCH_REPORT) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - started), maxRssKb: totalRssKb })}`);
+  if (process.env.BENCH_REPORT) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - started), servedMs: Math.round(Number(servedAfter) * 1000), maxRssKb: totalRssKb })}`);
 } catch (e) {
   await Promise.allSettled([clearing, writingUsers, shards, ownRender]);
   fs.rmSync(fresh, { recursive: true, force: true });
@@ -298,4 +320,21 @@ try {
   const now = servedRelease(distDir);
   console.error(`${path.relative(process.cwd(), distDir)}/ ${now === releaseId ? `serves the new release ${releaseId}` : now ? `still serves release ${now}` : 'is untouched'}.`);
   process.exitCode = 1;
+}
+
+/**
+ * What `astro build` writes into `outDir`, made with the kept renderer: the pages of this build
+ * (its profiles to render, and every page that reads the whole index), then the rest of Astro's
+ * output, which is the same for the same code and so is copied from the served release (the
+ * bundled styles and the server's code) or from `public/`, as Astro copies it. The served release's
+ * own records in server/ are not copied: this build writes its own.
+ */
+async function renderWithKept(renderer: PageRenderer, outDir: string): Promise<void> {
+  const to = buildLayout(outDir);
+  process.env.CONTENT_DIR = contentDir;
+  await renderer.renderSite(index, plan.render, to.client);
+  const ours = new Set([PAGE_MANIFEST_FILE, ANSWER_TIMES_FILE]);
+  fs.cpSync(servedLayout.server, to.server, { recursive: true, filter: (from) => !ours.has(path.relative(servedLayout.server, from)) });
+  fs.cpSync(path.join(servedLayout.client, '_astro'), path.join(to.client, '_astro'), { recursive: true });
+  if (fs.existsSync(path.join(root, 'public'))) fs.cpSync(path.join(root, 'public'), to.client, { recursive: true });
 }

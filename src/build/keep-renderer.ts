@@ -16,7 +16,7 @@ const KEPT_VERSION = 1;
 /** The file beside the kept code that says what it was built from. */
 export const KEPT_FILE = 'kept.json';
 /** How many kept renderers the store holds; older ones are removed when a build keeps a new one. */
-export const KEPT_RENDERERS = 3;
+export const KEPT_RENDERERS = 8;
 
 export interface KeptRendererKey {
   /** `renderFingerprint` of the code being built. */

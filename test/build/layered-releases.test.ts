@@ -64,6 +64,9 @@ describe('layered releases', () => {
     const whole = buildFixture(content, wholeDist, { SOURCE_DATE_EPOCH: '1768482000', RELEASE_LAYERS: '0' });
     expect(whole.status, whole.stderr).toBe(0);
     expect(served(wholeDist).info.layers).toBeUndefined();
+    // The few pages were rendered with the code the shared build kept, not by a second `astro build`.
+    expect(layered.stdout).toMatch(/with Astro's kept renderer/);
+    expect(whole.stdout).not.toMatch(/kept renderer/);
 
     const { id, dir, info } = served(layeredDist);
     expect(info.layers).toEqual({
