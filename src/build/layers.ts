@@ -53,8 +53,8 @@ export function locator(releasesDir: string, ownClient: string, layers: Layers |
 
 /** The names of the files of one layered folder (`dir` as in LAYERED_DIRS, any depth) as the release sees them. */
 export function layeredFiles(releasesDir: string, ownClient: string, layers: Layers | undefined, dir: string): string[] {
-  const root = layers ? path.join(releasesDir, layers.base, 'client') : ownClient;
-  const names = new Set(listFiles(path.join(root, dir)).map((f) => `${dir}${f}`));
+  const files = layers ? listBase(path.join(releasesDir, layers.base, 'client', dir)) : listFiles(path.join(ownClient, dir));
+  const names = new Set(files.map((f) => `${dir}${f}`));
   for (const [file, id] of Object.entries(layers?.from ?? {})) {
     if (!file.startsWith(dir)) continue;
     if (id === null) names.delete(file);
@@ -70,13 +70,35 @@ export function releaseFiles(releasesDir: string, ownClient: string, layers: Lay
   return [...own.filter((f) => !isLayered(f)), ...LAYERED_DIRS.flatMap((dir) => layeredFiles(releasesDir, ownClient, layers, dir))];
 }
 
-/** Files under `dir`, relative to it with `/`; none when it does not exist. */
-function listFiles(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile())
-      .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
-  } catch {
-    return [];
-  }
+/**
+ * Files under `dir`, relative to it with `/`; none when it does not exist. A folder per level, names
+ * joined by hand: the recursive readdir and a `path.relative` per file took 1.3 s for 100,000 pages.
+ */
+export function listFiles(dir: string): string[] {
+  const files: string[] = [];
+  const walk = (abs: string, rel: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(abs, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (e.isFile()) files.push(rel + e.name);
+      else if (e.isDirectory()) walk(`${abs}/${e.name}`, `${rel}${e.name}/`);
+    }
+  };
+  walk(dir, '');
+  return files;
+}
+
+/**
+ * A base release's files of a layered folder, listed once per process: a base is a whole release,
+ * never written again, and a build lists its pages twice (page reuse, `_headers`).
+ */
+const baseListings = new Map<string, string[]>();
+function listBase(dir: string): string[] {
+  let files = baseListings.get(dir);
+  if (!files) baseListings.set(dir, files = listFiles(dir));
+  return files;
 }

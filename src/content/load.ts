@@ -9,7 +9,7 @@ import {
 import { walkContent } from './content-tree.ts';
 import { closest, type ContentProblem } from './problems.ts';
 import { ContentReader, VIEWS_LIMIT, YAML_LIMIT } from './read-file.ts';
-import { parseProfileFile, parseProfiles, type ParseOptions, type ParseStats, type ParsedProfile, type ProfileFile, type PublicProfile } from './profile-files.ts';
+import { WholeFileCache, parseProfileFile, parseProfiles, type ParseOptions, type ParseStats, type ParsedProfile, type ProfileFile, type PublicProfile } from './profile-files.ts';
 import { parseYamlFile } from './yaml-file.ts';
 
 export interface DecorationEntry extends Decoration {
@@ -55,7 +55,9 @@ export function loadContent(dir: string, site: SiteOptions = {}): LoadResult {
 export async function loadContentFast(dir: string, options: ParseOptions & SiteOptions): Promise<LoadResult & { stats: ParseStats }> {
   const scan = scanContent(dir);
   const { parsed, stats } = await parseProfiles(scan.profileFiles, options, (file) => scan.reader.read(file, YAML_LIMIT));
-  return { ...assemble(scan, parsed, options), stats };
+  const views = new WholeFileCache<Record<string, number>>(options.cacheFile, 'views', options.ignoreCache);
+  const result = assemble(scan, parsed, options, views);
+  return { ...result, stats: { ...stats, viewsFromCache: views.hit } };
 }
 
 interface Scan {
@@ -157,7 +159,7 @@ export interface SiteOptions {
 }
 
 /** The checks across files, the creators and the view counts, on the parsed profiles. */
-function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}): LoadResult {
+function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, viewsCache?: WholeFileCache<Record<string, number>>): LoadResult {
   const { content, problems, warnings, avatars } = scan;
   const { dir } = content;
   const siteHost = site.siteUrl ? new URL(site.siteUrl).hostname : undefined;
@@ -208,14 +210,25 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}): 
   }
 
   const statsFile = path.join(dir, 'stats', 'views.yaml');
-  const statsRead = scan.hasViews ? scan.reader.read(statsFile, VIEWS_LIMIT) : undefined;
-  if (statsRead && !statsRead.ok) problems.push(...statsRead.problems);
-  if (statsRead?.ok) {
-    const r = parseYamlFile(statsFile, statsRead.bytes.toString('utf8'), ViewsStatsSchema.optional());
-    if (!r.ok) problems.push(...r.problems);
-    else for (const [username, count] of Object.entries(r.value ?? {})) {
-      if (scan.profileNames.has(`${username}.yaml`)) content.views.set(username, count);
-      else warnings.push({ file: statsFile, ...r.locate([username]), keyPath: username, message: `views for \`${username}\`, who has no profile, are ignored` });
+  // Counts parsed before are reused while the file is unchanged, unless one names a profile that is
+  // gone: its warning needs the line, so the file is parsed again.
+  const known = (username: string) => scan.profileNames.has(`${username}.yaml`);
+  const cached = scan.hasViews ? viewsCache?.get(statsFile, (counts) => Object.keys(counts).every(known)) : undefined;
+  if (cached) {
+    for (const [username, count] of Object.entries(cached)) content.views.set(username, count);
+  } else {
+    const statsRead = scan.hasViews ? scan.reader.read(statsFile, VIEWS_LIMIT) : undefined;
+    if (statsRead && !statsRead.ok) problems.push(...statsRead.problems);
+    if (statsRead?.ok) {
+      const r = parseYamlFile(statsFile, statsRead.bytes.toString('utf8'), ViewsStatsSchema.optional());
+      if (!r.ok) problems.push(...r.problems);
+      else {
+        for (const [username, count] of Object.entries(r.value ?? {})) {
+          if (known(username)) content.views.set(username, count);
+          else warnings.push({ file: statsFile, ...r.locate([username]), keyPath: username, message: `views for \`${username}\`, who has no profile, are ignored` });
+        }
+        viewsCache?.set(r.value ?? {});
+      }
     }
   }
 

@@ -109,6 +109,40 @@ describe('the validation cache and worker threads', () => {
     expect(sixth.stats.fromCache).toBe(sixth.stats.files);
   });
 
+  test('stats/views.yaml unchanged is not parsed again; an edit, or a count for a removed profile, is', async () => {
+    const dir = fixtureCopy();
+    const cacheFile = path.join(tempDir('incremental-cache-'), 'cache.json');
+    const viewsFile = path.join(dir, 'stats', 'views.yaml');
+    const viewsCache = `${cacheFile.replace(/\.json$/, '')}-views.json`;
+    // As in the test above: the run that stored the counts began well after the file was written.
+    const later = async () => {
+      const r = await loadContentFast(dir, { cacheFile });
+      const cache = JSON.parse(fs.readFileSync(viewsCache, 'utf8'));
+      fs.writeFileSync(viewsCache, JSON.stringify({ ...cache, scannedAt: Date.now() + 5000 }));
+      return r;
+    };
+    const first = await later();
+    expect(first.stats.viewsFromCache).toBe(false);
+    expect(first.content.views.get('dave')).toBe(1337);
+    const second = await later();
+    expect(second.stats.viewsFromCache).toBe(true);
+    expect(plain(second)).toEqual(plain(first));
+
+    // An edit is seen.
+    fs.writeFileSync(viewsFile, 'dave: 7\nalice: 12\n');
+    const third = await later();
+    expect(third.stats.viewsFromCache).toBe(false);
+    expect([...third.content.views]).toEqual([['dave', 7], ['alice', 12]]);
+
+    // A count for a profile that is gone is a warning with its line: the file is parsed for it.
+    fs.rmSync(path.join(dir, 'profiles', 'alice.yaml'));
+    fs.rmSync(path.join(dir, 'creators', 'alice.yaml'), { force: true });
+    const fourth = await later();
+    expect(fourth.stats.viewsFromCache).toBe(false);
+    expect(fourth.warnings.map((w) => formatProblem(w, dir))).toEqual(['stats/views.yaml:2:8 `alice`: views for `alice`, who has no profile, are ignored']);
+    expect([...fourth.content.views]).toEqual([['dave', 7]]);
+  });
+
   test('private notes are never in the cache, and a cache from other code is ignored', async () => {
     const dir = fixtureCopy();
     const marker = 'do-not-publish-7f3a';
