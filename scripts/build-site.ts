@@ -295,6 +295,9 @@ try {
   const servedAfter = seconds();
   await faultPoint('switched');
   if (target === 'cloudflare') pointWranglerAtServedRelease(root, distDir);
+  // The next build may start now: what is left is deleting the releases pruned (at 100,000 profiles
+  // tens of seconds for a whole one), which it would also finish if this process died.
+  lock.release();
   // Removing old releases is housekeeping: a failure here is worth a line, not a failed build.
   await clearing.catch((e: unknown) => console.warn(`build: ${(e as Error).message}; the next build tries again.`));
   const suspended = index.users.filter((u) => u.status === 'suspended').length;

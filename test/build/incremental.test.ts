@@ -109,24 +109,39 @@ describe('the validation cache and worker threads', () => {
     expect(sixth.stats.fromCache).toBe(sixth.stats.files);
   });
 
-  test('stats/views.yaml unchanged is not parsed again; an edit, or a count for a removed profile, is', async () => {
+  test('stats/views.yaml and creator files unchanged are not parsed again; an edit, or a count for a removed profile, is', async () => {
     const dir = fixtureCopy();
     const cacheFile = path.join(tempDir('incremental-cache-'), 'cache.json');
     const viewsFile = path.join(dir, 'stats', 'views.yaml');
-    const viewsCache = `${cacheFile.replace(/\.json$/, '')}-views.json`;
-    // As in the test above: the run that stored the counts began well after the file was written.
+    const creatorFiles = fs.readdirSync(path.join(dir, 'creators'));
+    // As in the test above: the run that stored the values began well after the files were written.
     const later = async () => {
       const r = await loadContentFast(dir, { cacheFile });
-      const cache = JSON.parse(fs.readFileSync(viewsCache, 'utf8'));
-      fs.writeFileSync(viewsCache, JSON.stringify({ ...cache, scannedAt: Date.now() + 5000 }));
+      for (const name of ['views', 'creators']) {
+        const file = `${cacheFile.replace(/\.json$/, '')}-${name}.json`;
+        fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), scannedAt: Date.now() + 5000 }));
+      }
       return r;
     };
     const first = await later();
     expect(first.stats.viewsFromCache).toBe(false);
     expect(first.content.views.get('dave')).toBe(1337);
+    expect(first.stats.creatorsFromCache).toBe(0);
     const second = await later();
     expect(second.stats.viewsFromCache).toBe(true);
+    expect(second.stats.creatorsFromCache).toBe(creatorFiles.length);
     expect(plain(second)).toEqual(plain(first));
+
+    // An edited creator file is parsed again, and a broken one is a problem, never a cached value.
+    const creator = path.join(dir, 'creators', creatorFiles[0]!);
+    fs.writeFileSync(creator, 'category: edited\nfeatured: true\n');
+    const edited = await later();
+    expect(edited.stats.creatorsFromCache).toBe(creatorFiles.length - 1);
+    expect(edited.content.creators.get(creatorFiles[0]!.replace(/\.yaml$/, ''))).toEqual({ category: 'edited', featured: true });
+    fs.writeFileSync(creator, 'category: edited\nfeatured: maybe\n');
+    expect((await later()).problems.map((p) => p.message)).toEqual([expect.stringMatching(/true.*false/)]);
+    expect((await later()).problems).toHaveLength(1);
+    fs.writeFileSync(creator, 'category: edited\nfeatured: true\n');
 
     // An edit is seen.
     fs.writeFileSync(viewsFile, 'dave: 7\nalice: 12\n');

@@ -139,11 +139,13 @@ describe.skipIf(!workerdRuns)('Cloudflare Workers under wrangler dev', () => {
 
   test('/api/* runs the Worker first: a POST is a JSON 405 with Allow, a preflight a 204 that allows Authorization', async () => {
     const post = await get('/api/v1/users/alice', { method: 'POST', body: '{}' });
-    expect(post.status).toBe(405);
+    // The body said when a status was unexpected: under heavy load wrangler dev's own proxy has
+    // answered a 500 here twice (sessions 5 and 6), which only the body tells from ours.
+    expect(post.status, await post.clone().text()).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     expect((await post.json() as { error: { code: string } }).error.code).toBe('METHOD_NOT_ALLOWED');
     const preflight = await get('/api/v1/users/alice', { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
-    expect(preflight.status).toBe(204);
+    expect(preflight.status, await preflight.clone().text()).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/authorization/i);
   });
 
