@@ -104,6 +104,9 @@ try {
 }
 // Released on every exit but SIGKILL; a lock left by a dead build is taken over by the next.
 process.once('exit', () => {
+  // Not needed to serve: the validation cache, when few files changed (validatedIndex). Before the
+  // lock goes, so the next build reads it.
+  saveValidationCache();
   lock.release();
   // A first build that failed leaves nothing: an empty releases folder goes (rmdir fails otherwise).
   try { fs.rmdirSync(releasesDir(distDir)); } catch { /* not empty: releases kept */ }
@@ -115,11 +118,17 @@ if (lock.tookOverFrom) {
 }
 await faultPoint('locked');
 
-/** Validates the content and makes the public index; the parsed YAML is dropped when this returns. */
+/**
+ * Validates the content and makes the public index; the parsed YAML is dropped when this returns,
+ * unless few files changed: then the validation cache is written after the switch (`saveCache`).
+ */
+let saveValidationCache = () => {};
 async function validatedIndex() {
-  const { content, problems, warnings } = await loadContentFast(contentDir, { cacheFile: validationCacheFile(root, contentDir), ignoreCache: !incremental, siteUrl });
+  const { content, problems, warnings, saveCache } = await loadContentFast(contentDir, { cacheFile: validationCacheFile(root, contentDir), ignoreCache: !incremental, siteUrl, deferCacheWrite: true });
+  saveValidationCache = saveCache;
   for (const w of warnings) console.warn(`warning: ${formatProblem(w)}`);
   if (problems.length) {
+    saveCache();
     for (const p of problems) console.error(formatProblem(p));
     console.error(`\n${problems.length} problem(s) in ${path.relative(process.cwd(), contentDir) || contentDir}. Nothing was built; ${path.relative(process.cwd(), distDir)}/ is untouched.`);
     console.error('Fix each line above (the hint says how), then run `npm run check` to try again quickly.');
@@ -297,6 +306,9 @@ try {
   if (target === 'cloudflare') pointWranglerAtServedRelease(root, distDir);
   // The next build may start now: what is left is deleting the releases pruned (at 100,000 profiles
   // tens of seconds for a whole one), which it would also finish if this process died.
+  // Not needed to serve: the validation cache, when few files changed (validatedIndex). Before the
+  // lock goes, so the next build reads it.
+  saveValidationCache();
   lock.release();
   // Removing old releases is housekeeping: a failure here is worth a line, not a failed build.
   await clearing.catch((e: unknown) => console.warn(`build: ${(e as Error).message}; the next build tries again.`));

@@ -3,7 +3,7 @@
 // bytes (and strong ETag) of every unchanged answer as they were, so it rewrites only the files
 // that changed and CDN copies of the others stay valid (docs/api.md). Each release keeps the
 // record in `server/answer-times.json`; the next build reads the served release's.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import fs from 'node:fs';
 
 const VERSION = 1;
@@ -19,7 +19,8 @@ interface AnswerTimesFile {
   creators?: Stamp;
 }
 
-export const dataHash = (data: Uint8Array | string): string => createHash('sha1').update(data).digest('base64url');
+// One-shot `hash`: twice as fast as createHash for inputs this small, and it runs 100,000 times a build.
+export const dataHash = (data: Uint8Array | string): string => hash('sha1', data, 'base64url');
 
 export class AnswerTimes {
   readonly #previous: AnswerTimesFile | undefined;

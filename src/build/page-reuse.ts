@@ -3,7 +3,7 @@
 // file is hard-linked from that build instead of rendered again. Not Astro's
 // `experimental.incrementalBuild`, which copies every unchanged page and was slower than a cold
 // build at 100,000 profiles (docs/scale.md).
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PublicUser } from '../schemas/api.ts';
@@ -16,7 +16,7 @@ const MANIFEST_VERSION = 1;
  * moves daily while the page shows only the month joined.
  */
 export function profilePageKey(user: PublicUser, avatarFile: string | undefined): string {
-  return createHash('sha1').update(JSON.stringify({ ...user, accountAgeDays: 0, avatarFile })).digest('base64url');
+  return hash('sha1', JSON.stringify({ ...user, accountAgeDays: 0, avatarFile }), 'base64url');
 }
 
 export interface PageManifest {

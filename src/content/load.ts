@@ -52,15 +52,15 @@ export function loadContent(dir: string, site: SiteOptions = {}): LoadResult {
  * The same result as `loadContent`, for the build and `npm run check`: profile files whose bytes
  * are in the validation cache are not parsed again, and the rest are parsed on every core.
  */
-export async function loadContentFast(dir: string, options: ParseOptions & SiteOptions): Promise<LoadResult & { stats: ParseStats }> {
+export async function loadContentFast(dir: string, options: ParseOptions & SiteOptions): Promise<LoadResult & { stats: ParseStats; saveCache: () => void }> {
   const scan = scanContent(dir);
-  const { parsed, stats } = await parseProfiles(scan.profileFiles, options, (file) => scan.reader.read(file, YAML_LIMIT));
+  const { parsed, stats, saveCache } = await parseProfiles(scan.profileFiles, options, (file) => scan.reader.read(file, YAML_LIMIT));
   const views = new StampedFileCache<Record<string, number>>(options.cacheFile, 'views', options.ignoreCache);
   const creators = new StampedFileCache<Creator>(options.cacheFile, 'creators', options.ignoreCache);
   const result = assemble(scan, parsed, options, { views, creators });
   views.save();
   creators.save();
-  return { ...result, stats: { ...stats, viewsFromCache: views.hits > 0, creatorsFromCache: creators.hits } };
+  return { ...result, stats: { ...stats, viewsFromCache: views.hits > 0, creatorsFromCache: creators.hits }, saveCache };
 }
 
 interface Scan {

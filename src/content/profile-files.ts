@@ -4,7 +4,7 @@
 // in worker threads (`parseProfiles` with many files), and not at all for a file whose bytes are
 // in the validation cache from an earlier run, or not even read when its stat says it is the very
 // file the cache saw.
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,6 +55,11 @@ export interface ParseOptions {
   ignoreCache?: boolean;
   /** Worker threads for the files not in the cache; default: one per core when there are thousands of files. */
   workers?: number;
+  /**
+   * When few files changed, leave writing the cache to the caller (`saveCache` in the result): a
+   * rebuild writes it after the new release is served, since at 100,000 profiles it is a second.
+   */
+  deferCacheWrite?: boolean;
 }
 
 export interface ParseStats {
@@ -107,7 +112,7 @@ const RACY_MS = 1000;
  * Parses every profile file, in the order given, with the cache and workers of `options`. `read`
  * reads a file in this thread (ContentReader: no links, size limits), so workers get text only.
  */
-export async function parseProfiles(files: readonly ProfileFile[], options: ParseOptions, read: (file: string) => ReadResult): Promise<{ parsed: ParsedProfile[]; stats: ParseStats }> {
+export async function parseProfiles(files: readonly ProfileFile[], options: ParseOptions, read: (file: string) => ReadResult): Promise<{ parsed: ParsedProfile[]; stats: ParseStats; saveCache: () => void }> {
   const validator = options.cacheFile ? validatorFingerprint() : '';
   const cache = options.cacheFile && !options.ignoreCache ? readCache(options.cacheFile, validator) : undefined;
   const scannedAt = Date.now();
@@ -139,10 +144,10 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
     }
     const bytes = r.bytes;
     if (options.cacheFile) {
-      const hash = createHash('sha1').update(bytes).digest('base64url');
-      hashes[i] = hash;
+      const digest = hash('sha1', bytes, 'base64url');
+      hashes[i] = digest;
       const hit = cache && Object.hasOwn(cache.entries, username) ? cache.entries[username] : undefined;
-      if (hit && hit[0] === hash) {
+      if (hit && hit[0] === digest) {
         parsed[i] = hit[1];
         continue;
       }
@@ -161,15 +166,22 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
 
   // Rewritten when anything was parsed or read (a file read again gets its new stamp, so the next
   // run need not read it).
+  let saveCache = () => {};
   if (options.cacheFile && (todo.length || readCount || !cache || Object.keys(cache.entries).length !== files.length)) {
-    const entries: CacheFile['entries'] = Object.create(null);
-    for (let i = 0; i < files.length; i++) {
-      const p = parsed[i]!;
-      if (p.ok) entries[p.username] = [hashes[i]!, p, stamps[i] ?? ''];
-    }
-    writeCache(options.cacheFile, { version: CACHE_VERSION, validator, scannedAt, entries });
+    const cacheFile = options.cacheFile;
+    saveCache = () => {
+      const entries: CacheFile['entries'] = Object.create(null);
+      for (let i = 0; i < files.length; i++) {
+        const p = parsed[i]!;
+        if (p.ok) entries[p.username] = [hashes[i]!, p, stamps[i] ?? ''];
+      }
+      writeCache(cacheFile, { version: CACHE_VERSION, validator, scannedAt, entries });
+      saveCache = () => {};
+    };
+    // A big parse is written at once, so its results need not be held for the rest of the build.
+    if (!options.deferCacheWrite || todo.length > files.length / 20) saveCache();
   }
-  return { parsed, stats: { files: files.length, fromCache: files.length - todo.length, read: readCount, workers } };
+  return { parsed, stats: { files: files.length, fromCache: files.length - todo.length, read: readCount, workers }, saveCache: () => saveCache() };
 }
 
 async function parseInWorkers(

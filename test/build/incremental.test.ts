@@ -158,6 +158,28 @@ describe('the validation cache and worker threads', () => {
     expect([...fourth.content.views]).toEqual([['dave', 7]]);
   });
 
+  test('a rebuild that parsed few files may write the cache later (after its switch); a big parse writes it at once', async () => {
+    const dir = fixtureCopy();
+    const cacheFile = path.join(tempDir('incremental-cache-'), 'cache.json');
+    const first = await loadContentFast(dir, { cacheFile, deferCacheWrite: true });
+    // Everything parsed: written at once, so the parsed files need not be held.
+    expect(fs.existsSync(cacheFile)).toBe(true);
+    const written = fs.readFileSync(cacheFile, 'utf8');
+    // Enough profiles that one edit is under the threshold (5% of files).
+    for (let k = 0; k < 30; k++) fs.writeFileSync(path.join(dir, 'profiles', `extra${k}.yaml`), `displayName: Extra ${k}\ncreatedAt: 2024-01-01T00:00:00Z\n`);
+    await loadContentFast(dir, { cacheFile });
+    const before = fs.readFileSync(cacheFile, 'utf8');
+    const alice = path.join(dir, 'profiles', 'alice.yaml');
+    fs.writeFileSync(alice, fs.readFileSync(alice, 'utf8').replace(/^displayName: .*$/m, 'displayName: Alice Later'));
+    const edit = await loadContentFast(dir, { cacheFile, deferCacheWrite: true });
+    expect(edit.content.profiles.get('alice')!.displayName).toBe('Alice Later');
+    expect(fs.readFileSync(cacheFile, 'utf8')).toBe(before);
+    edit.saveCache();
+    expect(fs.readFileSync(cacheFile, 'utf8')).toContain('Alice Later');
+    expect(first.problems).toEqual([]);
+    expect(written).not.toBe(before);
+  });
+
   test('private notes are never in the cache, and a cache from other code is ignored', async () => {
     const dir = fixtureCopy();
     const marker = 'do-not-publish-7f3a';
