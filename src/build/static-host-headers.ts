@@ -47,8 +47,21 @@ export function staticHostHeaders(files: readonly string[], byAddress: Readonly<
     else folders.set(dir, [f]);
   }
   const hasSubfolder = (dir: string) => [...folders.keys()].some((d) => d !== dir && (dir === '.' || d.startsWith(`${dir}/`)));
+  // The headers of a file below the top level depend only on its folder's first segment and its
+  // extension (staticFileHeaders), unless it is an `index.html`: one computation per folder and
+  // extension, not one per file (1.1 s for the 200,000 files of a rebuild at 100,000 profiles).
+  const kindOf = new Map<string, string>();
+  const ruleKind = (dir: string, f: string) => {
+    if (dir === '.' || f.endsWith('/index.html')) return JSON.stringify(staticHostRuleHeaders(f));
+    const dot = f.lastIndexOf('.');
+    const ext = dot > dir.length ? f.slice(dot) : '';
+    let kind = kindOf.get(ext);
+    if (kind === undefined) kindOf.set(ext, kind = JSON.stringify(staticHostRuleHeaders(f)));
+    return kind;
+  };
   for (const [dir, inDir] of folders) {
-    const kinds = inDir.map((f) => JSON.stringify(staticHostRuleHeaders(f)));
+    kindOf.clear();
+    const kinds = inDir.map((f) => ruleKind(dir, f));
     const oneRule = dir !== '.' && !hasSubfolder(dir) && !inDir.includes(`${dir}/index.html`) && kinds.every((k) => k === kinds[0]);
     if (oneRule) add(`/${dir}/*`, staticHostRuleHeaders(inDir[0]!));
     else for (const f of inDir) add(addressOf(f), staticHostRuleHeaders(f));
