@@ -49,7 +49,17 @@ interface ReadRoute {
   responses: Record<string, Json>;
 }
 
+/** One document per index: the docs page and /openapi.json both render it, and it sorts every creator. */
+const documents = new WeakMap<SiteIndex, Json>();
+
 export function buildOpenApi(index: SiteIndex): Json {
+  let doc = documents.get(index);
+  if (!doc) documents.set(index, doc = makeOpenApi(index));
+  // A copy: a caller may change its document (the docs page reads it only, but nothing says so).
+  return structuredClone(doc);
+}
+
+function makeOpenApi(index: SiteIndex): Json {
   const timestamp = index.builtAt;
   // The first profile that shows most of the object (a decoration, socials, active), else the first.
   let sampleUser: PublicUser | undefined;
