@@ -7,12 +7,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build as astroBuild } from 'astro';
 import { DEFAULT_SITE_URL, buildTimeFromEnv, deployTargetFromEnv, type DeployTarget, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/config.ts';
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
-import { linkPages, planPages, renderFingerprint } from '../src/build/page-reuse.ts';
+import { linkPages, planPages, renderFingerprint, type PagePlan } from '../src/build/page-reuse.ts';
 import { layeredFiles, locator, maxLayeredFiles, type Layers } from '../src/build/layers.ts';
 import { userData } from '../src/api/prerendered.ts';
 import { USERS_PATH } from '../src/api/handler.ts';
@@ -163,17 +162,19 @@ const servedLayers = served ? readReleaseInfo(distDir, served)?.layers : undefin
 const servedAt = locator(releasesDir(distDir), servedLayout.client, servedLayers);
 const servedFiles = (dir: string) => layeredFiles(releasesDir(distDir), servedLayout.client, servedLayers, dir);
 const fingerprint = renderFingerprint(root, siteUrl);
-const plan = planPages(index, fingerprint, servedLayout.pageManifest, () => servedFiles('p/').map((f) => f.slice('p/'.length)), incremental);
-// Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
-const times = new AnswerTimes(index.builtAt, servedLayout.answerTimes, !incremental);
-const layers = layersOfThisBuild();
+const { plan, times, layers } = await step('Finding what changed', () => {
+  const plan = planPages(index, fingerprint, servedLayout.pageManifest, () => servedFiles('p/').map((f) => f.slice('p/'.length)), incremental);
+  // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
+  const times = new AnswerTimes(index.builtAt, servedLayout.answerTimes, !incremental);
+  return { plan, times, layers: layersOfThisBuild(plan, times) };
+});
 
 /**
  * This release holds only what changed (layers.ts) when the served release can be its base: the
  * code is the same (so are the bytes of every unchanged file), the target is the Node server (a
  * static host or Workers upload one folder, so theirs are whole), and few enough files changed.
  */
-function layersOfThisBuild(): Layers | undefined {
+function layersOfThisBuild(plan: PagePlan, times: AnswerTimes): Layers | undefined {
   if (!incremental || target !== 'node' || !served || !times.hasPrevious) return undefined;
   if (plan.reuse.length === 0 || process.env.RELEASE_LAYERS === '0') return undefined;
   // The same code as the served release (planPages compared the fingerprints), read once.
@@ -247,7 +248,8 @@ try {
       shards = Promise.all(shardPages.map((render, k) => runShard(root, { index, render }, shardDir(k + 1), k + 1, (n) => { shardDone[k] = n; })));
       ownRender = keptRenderer
         ? renderWithKept(keptRenderer, fresh)
-        : astroBuild({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' });
+        // Imported here: loading Astro's build takes 1-4 s, which a rebuild with the kept renderer skips.
+        : import('astro').then(({ build }) => build({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' }));
       await faultPoint('rendering', runningShards.size ? `render shards: ${[...runningShards].join(' ')}` : '');
       // Settled before anything throws, so a failed render never leaves a shard process running.
       settled = await Promise.allSettled([ownRender, shards]);
