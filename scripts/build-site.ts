@@ -13,7 +13,6 @@ import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
 import { linkPages, planPages, renderFingerprint, type PagePlan } from '../src/build/page-reuse.ts';
 import { layeredFiles, locator, maxLayeredFiles, type Layers } from '../src/build/layers.ts';
-import { userData } from '../src/api/prerendered.ts';
 import { USERS_PATH } from '../src/api/handler.ts';
 import { OG_IMAGES_PATH } from '../src/ui/og-image.ts';
 import { movePages, runShard, runningShards, shardCount, splitPages, type ShardResult } from '../src/build/render-shards.ts';
@@ -181,7 +180,8 @@ function layersOfThisBuild(plan: PagePlan, times: AnswerTimes): Layers | undefin
   const previousPages = plan.previousPages;
   if (!previousPages) return undefined;
   const layers: Layers = servedLayers ? { base: servedLayers.base, from: { ...servedLayers.from } } : { base: served, from: {} };
-  for (const user of index.users) times.user(user.username, userData(user));
+  // The JSON text, not its bytes: the same hash, without a buffer per user.
+  for (const user of index.users) times.user(user.username, JSON.stringify(user));
   for (const name of plan.render) layers.from[`p/${name}.html`] = releaseId;
   for (const name of times.changedUsers) layers.from[`${USERS_DIR}${name}`] = releaseId;
   const names = new Set(index.users.map((u) => u.username));
