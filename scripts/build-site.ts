@@ -13,6 +13,7 @@ import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
 import { linkPages, planPages, renderFingerprint, type PagePlan } from '../src/build/page-reuse.ts';
 import { layeredFiles, locator, maxLayeredFiles, type Layers } from '../src/build/layers.ts';
+import type { PublicUser } from '../src/schemas/api.ts';
 import { USERS_PATH } from '../src/api/handler.ts';
 import { OG_IMAGES_PATH } from '../src/ui/og-image.ts';
 import { movePages, runShard, runningShards, shardCount, splitPages, type ShardResult } from '../src/build/render-shards.ts';
@@ -162,10 +163,12 @@ const servedAt = locator(releasesDir(distDir), servedLayout.client, servedLayers
 const servedFiles = (dir: string) => layeredFiles(releasesDir(distDir), servedLayout.client, servedLayers, dir);
 const fingerprint = renderFingerprint(root, siteUrl);
 const { plan, times, layers } = await step('Finding what changed', () => {
-  const plan = planPages(index, fingerprint, servedLayout.pageManifest, () => servedFiles('p/').map((f) => f.slice('p/'.length)), incremental);
+  // Each user's JSON text made once, for the page key and the answer's hash, in a rebuild (which may be layered).
+  const json = incremental ? new Map(index.users.map((u) => [u, JSON.stringify(u)])) : undefined;
+  const plan = planPages(index, fingerprint, servedLayout.pageManifest, () => servedFiles('p/').map((f) => f.slice('p/'.length)), incremental, json && ((u) => json.get(u)!));
   // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
   const times = new AnswerTimes(index.builtAt, servedLayout.answerTimes, !incremental);
-  return { plan, times, layers: layersOfThisBuild(plan, times) };
+  return { plan, times, layers: layersOfThisBuild(plan, times, json) };
 });
 
 /**
@@ -173,7 +176,7 @@ const { plan, times, layers } = await step('Finding what changed', () => {
  * code is the same (so are the bytes of every unchanged file), the target is the Node server (a
  * static host or Workers upload one folder, so theirs are whole), and few enough files changed.
  */
-function layersOfThisBuild(plan: PagePlan, times: AnswerTimes): Layers | undefined {
+function layersOfThisBuild(plan: PagePlan, times: AnswerTimes, json: Map<PublicUser, string> | undefined): Layers | undefined {
   if (!incremental || target !== 'node' || !served || !times.hasPrevious) return undefined;
   if (plan.reuse.length === 0 || process.env.RELEASE_LAYERS === '0') return undefined;
   // The same code as the served release (planPages compared the fingerprints), read once.
@@ -181,7 +184,7 @@ function layersOfThisBuild(plan: PagePlan, times: AnswerTimes): Layers | undefin
   if (!previousPages) return undefined;
   const layers: Layers = servedLayers ? { base: servedLayers.base, from: { ...servedLayers.from } } : { base: served, from: {} };
   // The JSON text, not its bytes: the same hash, without a buffer per user.
-  for (const user of index.users) times.user(user.username, JSON.stringify(user));
+  for (const user of index.users) times.user(user.username, json?.get(user) ?? JSON.stringify(user));
   for (const name of plan.render) layers.from[`p/${name}.html`] = releaseId;
   for (const name of times.changedUsers) layers.from[`${USERS_DIR}${name}`] = releaseId;
   const names = new Set(index.users.map((u) => u.username));

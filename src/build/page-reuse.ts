@@ -15,9 +15,13 @@ const MANIFEST_VERSION = 1;
  * What a profile page shows: the public object and the avatar file. Not `accountAgeDays`, which
  * moves daily while the page shows only the month joined.
  */
-export function profilePageKey(user: PublicUser, avatarFile: string | undefined): string {
-  return hash('sha1', JSON.stringify({ ...user, accountAgeDays: 0, avatarFile }), 'base64url');
+export function profilePageKey(user: PublicUser, avatarFile: string | undefined, json = JSON.stringify(user)): string {
+  // The user's JSON text with its age as 0: the key `"accountAgeDays":` can only be the top-level
+  // one, since quotes inside a JSON string are escaped. A rebuild hashes the same text for the answer.
+  return hash('sha1', `${json.replace(AGE, '"accountAgeDays":0')}\0${avatarFile ?? ''}`, 'base64url');
 }
+
+const AGE = /"accountAgeDays":\d+/;
 
 export interface PageManifest {
   version: number;
@@ -63,10 +67,14 @@ export interface PagePlan {
  * Which pages to render and which to take from the previous build, given its manifest file and
  * its page files (`<name>.html`; a folder to read, or a list for a layered release).
  */
-export function planPages(index: SiteIndex, fingerprint: string, previousManifestFile: string, previousPages: string | (() => Iterable<string>), enabled = true): PagePlan {
+export function planPages(
+  index: SiteIndex, fingerprint: string, previousManifestFile: string, previousPages: string | (() => Iterable<string>), enabled = true,
+  /** Each user's JSON text, when the caller has it: the key hashes it (profilePageKey). */
+  jsonOf?: (user: PublicUser) => string,
+): PagePlan {
   const avatars = new Map(index.avatars);
   const pages: Record<string, string> = Object.create(null);
-  for (const user of index.users) pages[user.username] = profilePageKey(user, avatars.get(user.username));
+  for (const user of index.users) pages[user.username] = profilePageKey(user, avatars.get(user.username), jsonOf?.(user));
   const manifest: PageManifest = { version: MANIFEST_VERSION, fingerprint, pages };
 
   const previous = enabled ? readPageManifest(previousManifestFile) : undefined;
