@@ -14,7 +14,8 @@ import {
   successJson, svgResponse, toWebResponse, type ApiResponse,
 } from '../http/response.ts';
 import { fromWebRequest, type ApiRequest } from '../http/request.ts';
-import { CREATORS_ROWS_FILE, imageTypeOf, lookup, type CreatorsRows, type MaybePromise, type ReleaseFiles } from './release-files.ts';
+import { CREATORS_ROWS_FILE, imageTypeOf, lookup, userNames, type CreatorsRows, type MaybePromise, type ReleaseFiles } from './release-files.ts';
+import type { NameFilter } from './name-filter.ts';
 
 export const USERS_PATH = '/api/v1/users';
 export const USER_PREFIX = `${USERS_PATH}/`;
@@ -77,11 +78,25 @@ export function dataOf(file: Uint8Array): Uint8Array {
   return file.subarray(SUCCESS_HEAD.length, end);
 }
 
+/**
+ * A user's file, or undefined when there is none: a name the release's filter of names excludes is
+ * not read at all (an unknown name on disk was an lstat in a folder of 100,000 names).
+ */
+function readUser(files: ReleaseFiles, username: string): MaybePromise<Uint8Array | undefined> {
+  const names = userNames(files);
+  // A promise only for the first request of a release that must wait for the filter's file.
+  if (names instanceof Promise) return names.then((n) => readUserAfter(files, n, username));
+  return readUserAfter(files, names, username);
+}
+
+const readUserAfter = (files: ReleaseFiles, names: NameFilter | null, username: string) =>
+  (names === null || names.has(username) ? files.read(userFile(username)) : undefined);
+
 /** A user's answer: the pre-rendered file's own bytes for the exact name, else made on demand around its `data`. */
 function userAnswer(req: ApiRequest, files: ReleaseFiles, checked: Checked, exact: boolean): MaybePromise<ApiResponse> {
   if (!checked.ok) return checked.response;
   const { username } = checked;
-  const file = files.read(userFile(username));
+  const file = readUser(files, username);
   // No promise when the reader answered at once: the lookups' hot path.
   return file instanceof Promise ? file.then((f) => userFileAnswer(req, username, f, exact)) : userFileAnswer(req, username, file, exact);
 }
@@ -196,7 +211,7 @@ async function creators(req: ApiRequest, files: ReleaseFiles): Promise<ApiRespon
 async function avatar(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
   const checked = usernameFromQuery(req, 'u');
   if (!checked.ok) return checked.response;
-  const [user, file] = await Promise.all([files.read(userFile(checked.username)), lookup(files, 'avatars', checked.username)]);
+  const [user, file] = await Promise.all([readUser(files, checked.username), lookup(files, 'avatars', checked.username)]);
   if (!user) return userNotFound(req, checked.username);
   const type = file && imageTypeOf(file);
   const bytes = type && await files.read(avatarMediaFile(file));

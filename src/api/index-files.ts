@@ -17,7 +17,7 @@ const USERS_DIR = USER_PREFIX.slice(1);
 export class IndexFiles implements ReleaseFiles {
   readonly #index: SiteIndex;
   readonly #users: Map<string, PublicUser>;
-  readonly #lookups: Map<string, string>;
+  readonly #lookups: Map<string, string | Uint8Array>;
   readonly #avatarFiles: Set<string>;
   readonly #decorationFiles: Set<string>;
   readonly #media: MediaDirs;
@@ -39,7 +39,7 @@ export class IndexFiles implements ReleaseFiles {
     }
     if (file === CREATORS_FILE) return (this.#creators ??= Buffer.from(prerenderedCreators(this.#index).body as string));
     const table = this.#lookups.get(file);
-    if (table !== undefined) return Buffer.from(table);
+    if (table !== undefined) return typeof table === 'string' ? Buffer.from(table) : table.slice();
     const [, kind, name] = /^media\/(avatars|decorations)\/([^/]+)$/.exec(file) ?? [];
     if (!kind || !name || !imageTypeOf(name)) return undefined;
     // Only the files the content declares, as the build copies only those.

@@ -5,6 +5,7 @@
 import { IMAGE_TYPES } from '../schemas/common.ts';
 import type { SiteIndex } from '../model/site-index.ts';
 import type { CreatorRow } from '../model/creators-list.ts';
+import { nameFilterBytes, parseNameFilter, type NameFilter } from './name-filter.ts';
 
 export interface ReleaseFiles {
   /**
@@ -24,6 +25,8 @@ export type MaybePromise<T> = T | Promise<T>;
 /** The folder of the data files only the handler reads (lookup tables, the creators rows); never served as they are. */
 export const LOOKUP_DIR = '_lookup';
 export const CREATORS_ROWS_FILE = `${LOOKUP_DIR}/creators.json`;
+/** The Bloom filter of the names with a user file (name-filter.ts). */
+export const USER_NAMES_FILE = `${LOOKUP_DIR}/users.bloom`;
 
 /** Lookup tables of the handler: key → value, split in buckets so that a lookup reads one small file. */
 export type LookupTable = 'avatars' | 'domains';
@@ -70,6 +73,29 @@ export async function lookup(files: ReleaseFiles, table: LookupTable, key: strin
   return Object.hasOwn(map, key) ? map[key] : undefined;
 }
 
+/** A release's filter of user names, read once per release files; null when it has none (an older release) or it could not be read. */
+const userNamesOf = new WeakMap<ReleaseFiles, MaybePromise<NameFilter | null>>();
+
+/**
+ * The filter of the user names of a release: at once after its first read (DiskFiles reads it at
+ * once too), so a lookup waits for nothing more than before. A failed read is not remembered: that
+ * request reads the user file, and the next one tries the filter again.
+ */
+export function userNames(files: ReleaseFiles): MaybePromise<NameFilter | null> {
+  let known = userNamesOf.get(files);
+  if (known === undefined) {
+    const bytes = files.read(USER_NAMES_FILE);
+    known = bytes instanceof Promise
+      ? bytes.then(
+        (b) => { const filter = parseNameFilter(b) ?? null; userNamesOf.set(files, filter); return filter; },
+        () => { userNamesOf.delete(files); return null; },
+      )
+      : parseNameFilter(bytes) ?? null;
+    userNamesOf.set(files, known);
+  }
+  return known;
+}
+
 /** The creators rows file: the site's address and every active creator's summary and creation time, in the default order. */
 export interface CreatorsRows {
   siteUrl: string;
@@ -81,13 +107,17 @@ export function creatorsRows(index: SiteIndex): CreatorsRows {
   return { siteUrl: index.siteUrl, rows: index.creators.map((summary) => ({ summary, createdAt: createdAt.get(summary.username)! })) };
 }
 
-/** The lookup tables of a build: which avatar file each profile has, which profile each custom domain serves. */
-export function lookupFiles(index: SiteIndex): Map<string, string> {
+/**
+ * The lookup files of a build: which avatar file each profile has, which profile each custom domain
+ * serves, the creators rows, and which names have a user file.
+ */
+export function lookupFiles(index: SiteIndex): Map<string, string | Uint8Array> {
   const domains = index.users.filter((u) => u.customDomain !== null).map((u) => [u.customDomain!, u.username] as const);
-  return new Map([
+  return new Map<string, string | Uint8Array>([
     ...lookupTableFiles('avatars', index.avatars),
     ...lookupTableFiles('domains', domains),
     [CREATORS_ROWS_FILE, JSON.stringify(creatorsRows(index))],
+    [USER_NAMES_FILE, nameFilterBytes(index.users.map((u) => u.username))],
   ]);
 }
 
