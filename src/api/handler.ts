@@ -28,7 +28,8 @@ export const API_PREFIXES = ['/api/', '/service-api/'];
 export const isApiPath = (path: string) => API_PREFIXES.some((p) => path.startsWith(p)) || path === '/api' || path === '/service-api';
 
 /** The file of a user's pre-rendered answer, by exact (lowercase) username. */
-export const userFile = (username: string) => `${USER_PREFIX.slice(1)}${username}`;
+const USERS_DIR = USER_PREFIX.slice(1);
+export const userFile = (username: string) => `${USERS_DIR}${username}`;
 export const CREATORS_FILE = CREATORS_PATH.slice(1);
 export const NOT_FOUND_PAGE_FILE = '404.html';
 export const avatarMediaFile = (file: string) => `media/avatars/${file}`;
@@ -83,6 +84,9 @@ export function dataOf(file: Uint8Array): Uint8Array {
  * not read at all (an unknown name on disk was an lstat in a folder of 100,000 names).
  */
 function readUser(files: ReleaseFiles, username: string): MaybePromise<Uint8Array | undefined> {
+  // A body the reader holds is a known name's: the filter is for names it has not read.
+  const kept = files.kept?.(userFile(username));
+  if (kept !== undefined) return kept;
   const names = userNames(files);
   // A promise only for the first request of a release that must wait for the filter's file.
   if (names instanceof Promise) return names.then((n) => readUserAfter(files, n, username));

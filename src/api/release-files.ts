@@ -17,6 +17,12 @@ export interface ReleaseFiles {
    * commit, a query lookup went from 13.7 to 10.7 µs in-process (docs/scale.md, "Lookups from the files").
    */
   read(file: string): MaybePromise<Uint8Array | undefined>;
+  /**
+   * The body of `file` if the reader holds it in memory now (counted as a use, as `read` would),
+   * else undefined: never a read. The handler asks this before the filter of user names, so a
+   * lookup of a kept profile does not pay for the filter's hashing (0.3-0.5 µs in-process).
+   */
+  kept?(file: string): Uint8Array | undefined;
 }
 
 /** A value now, or a promise of it. */

@@ -124,6 +124,17 @@ describe('lookups with the filter', () => {
 });
 
 describe('a built release on disk', () => {
+  test('a kept profile is answered from the reader\'s memory, without the filter', async () => {
+    const { files: disk } = await loadRelease(sharedBuild().dist);
+    const reads: string[] = [];
+    const files: ReleaseFiles = { read: (f) => { reads.push(f); return disk.read(f); }, kept: (f) => disk.kept(f) };
+    expect(await statusAndCode(files, '/api/v1/users/bob')).toEqual([200, 'bob']);
+    expect(reads).toEqual([USER_NAMES_FILE, userFile('bob')]);
+    // Now kept: no filter, no read.
+    expect(await statusAndCode(files, '/api/v1/users/BOB')).toEqual([200, 'bob']);
+    expect(reads).toEqual([USER_NAMES_FILE, userFile('bob')]);
+  });
+
   test('the build writes the filter; the server answers an unknown name without reading its file', async () => {
     const release = await loadRelease(sharedBuild().dist);
     const { files, userReads } = counted(release.files);
