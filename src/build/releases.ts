@@ -48,7 +48,9 @@ export function listReleases(distDir: string): string[] {
 export function nextReleaseId(distDir: string, now = new Date()): string {
   let highest = 0;
   for (const name of safeReaddir(releasesDir(distDir))) {
-    const id = name.startsWith(BUILDING) ? name.slice(BUILDING.length) : name.startsWith(PRUNING) ? name.slice(PRUNING.length) : name;
+    // What a dead build left counts too, `.building-<id>.users` and `.shard<k>` included: a new build
+    // with that id in the same second would write into the folder its own clean-up is deleting.
+    const id = (name.startsWith(BUILDING) ? name.slice(BUILDING.length) : name.startsWith(PRUNING) ? name.slice(PRUNING.length) : name).replace(/\..*$/, '');
     if (isReleaseId(id)) highest = Math.max(highest, sequenceOf(id));
   }
   const stamp = now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/[-:]/g, '');

@@ -70,6 +70,20 @@ describe('releases', () => {
     expect(nextReleaseId(dist).startsWith('000004-')).toBe(true);
   });
 
+  test('nor of the user files a dead build left alone: in the same second, its clean-up would delete the new build\'s', () => {
+    const dist = tempDist();
+    const a = makeRelease(dist);
+    switchRelease(dist, a);
+    const now = new Date('2026-11-23T03:00:00Z');
+    const dead = nextReleaseId(dist, now);
+    // Killed after its release folder was removed, before its staged user files were.
+    fs.mkdirSync(`${buildingPath(dist, dead)}.users`, { recursive: true });
+    expect(leftovers(dist)).toEqual([`${buildingPath(dist, dead)}.users`]);
+    const next = nextReleaseId(dist, now);
+    expect(next).not.toBe(dead);
+    expect(next.startsWith('000003-')).toBe(true);
+  });
+
   test('a plain dist/ (and dist.prev/) from before releases become releases, still served', () => {
     const dist = tempDist();
     fs.mkdirSync(path.join(dist, 'client'), { recursive: true });
