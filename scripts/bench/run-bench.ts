@@ -17,6 +17,12 @@
 // This machine's speed drifts by 2x from minute to minute (shared cores), so floor and build run
 // in alternation --repeat times up to 20,000 profiles and the medians are reported, and each
 // lookup route is loaded on our server and the bare one back to back, --repeat times.
+//
+// Hugo, the static-site generator people pick for speed, builds the same profiles in the same run when
+// `hugo` is on PATH: ../shared/anchors/hugo/mkhugo.mjs turns each size's generated content into a Hugo
+// site (pages with our markup, a JSON file per profile), and `hugo` builds it from cold in alternation
+// with our cold build. The issue's target: ours at 1.0x of Hugo or less, with a lower peak, at 20,000
+// and 100,000 profiles.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -54,6 +60,13 @@ const WORK = path.join(ROOT, 'node_modules', '.cache', 'bench');
 /** The issue's targets for lookups on our server, against the bare one in the same run. */
 const LOOKUP_TARGETS = { ratio: 0.9, extraRssMb: 100 };
 const node = process.execPath;
+/** The issue's targets for cold builds against Hugo, in the same run. */
+const BUILD_TARGET = { ratio: 1.0, sizes: [20_000, 100_000] };
+// The Hugo site maker of ../shared/anchors (next to the project); without it or without `hugo`, no Hugo columns.
+const MKHUGO = path.join(ROOT, '..', 'shared', 'anchors', 'hugo', 'mkhugo.mjs');
+const hugoVersion = spawnSync('hugo', ['version'], { encoding: 'utf8' });
+const hugo = hugoVersion.status === 0 && fs.existsSync(MKHUGO) ? hugoVersion.stdout.trim().split(' ')[1] ?? 'hugo' : null;
+if (!hugo) console.log(`bench: no Hugo in this run (${hugoVersion.status === 0 ? `${path.relative(ROOT, MKHUGO)} is missing` : '`hugo` is not on PATH'})`);
 
 // The build as operators run it: `npm run build`'s command from package.json, node flags included
 // (read from there, so the benchmark can never measure other flags than the ones that ship).
@@ -80,7 +93,38 @@ async function run(label: string, args: string[], env: Record<string, string> = 
   return { seconds: wall / 1000, peakMb: report.maxRssKb / 1024, stdout: r.stdout };
 }
 
+/** Peak RSS of a process, read from /proc while it runs: Node gives no child's rusage. */
+const peakKb = (pid: number) => {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0; // gone between two reads
+  }
+};
+
+/** One cold Hugo build of `site` (its output and caches removed first): wall time and peak RSS. */
+async function runHugo(site: string) {
+  for (const d of ['public', 'resources']) fs.rmSync(path.join(site, d), { recursive: true, force: true });
+  const t0 = performance.now();
+  let peak = 0;
+  const r = await step('Hugo', () => new Promise<{ status: number | null; out: string }>((resolve, reject) => {
+    const child = spawn('hugo', ['--quiet', '-s', site], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => { out += d; });
+    child.stderr.on('data', (d: Buffer) => { out += d; });
+    // VmHWM only grows, so sampling it often misses at most the last few milliseconds' growth.
+    const sampler = setInterval(() => { peak = Math.max(peak, peakKb(child.pid!)); }, 20);
+    child.once('error', (e) => { clearInterval(sampler); reject(e); });
+    child.once('close', (status) => { clearInterval(sampler); resolve({ status, out }); });
+  }));
+  const wall = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`hugo -s ${site} failed:\n${r.out}`.slice(0, 4000));
+  return { seconds: wall / 1000, peakMb: peak / 1024 };
+}
+
 const rows: string[] = [];
+const targetLines: string[] = [];
 const builds: Record<number, string> = {};
 for (const n of sizes) {
   const content = path.join(WORK, `content-${n}`);
@@ -88,25 +132,43 @@ for (const n of sizes) {
   console.log(`\n== ${n} profiles`);
   await run(`generating ${n} profiles`, ['scripts/bench/generate-profiles.ts', String(n), content]);
   const env = { CONTENT_DIR: content, DIST_DIR: dist, SITE_URL: 'https://profiles.example.net' };
-  // Floor and cold build in alternation, so both see the same machine; medians of the runs.
+  const hugoSite = path.join(WORK, `hugo-${n}`);
+  if (hugo) await run('making the Hugo site', [MKHUGO, content, hugoSite]);
+  // Floor, cold build and Hugo in alternation, so all see the same machine; medians of the runs.
   const floors: Awaited<ReturnType<typeof run>>[] = [];
   const colds: Awaited<ReturnType<typeof run>>[] = [];
+  const hugos: Awaited<ReturnType<typeof runHugo>>[] = [];
   for (let i = 0; i < (n <= 20_000 ? repeat : 1); i++) {
     floors.push(await run('floor', ['scripts/bench/build-floor.ts', content, path.join(WORK, `floor-${n}`)]));
     // A cold build: every file parsed, every page rendered (no cache or earlier build read).
     colds.push(await run('cold build', BUILD, { ...env, PROFILES_INCREMENTAL: '0' }));
-    console.log(`floor ${floors.at(-1)!.seconds.toFixed(1)} s, build ${colds.at(-1)!.seconds.toFixed(1)} s, ${colds.at(-1)!.peakMb.toFixed(0)} MB`);
+    if (hugo) hugos.push(await runHugo(hugoSite));
+    const h = hugos.at(-1);
+    console.log(`floor ${floors.at(-1)!.seconds.toFixed(1)} s, build ${colds.at(-1)!.seconds.toFixed(1)} s, ${colds.at(-1)!.peakMb.toFixed(0)} MB${h ? `, Hugo ${h.seconds.toFixed(1)} s, ${h.peakMb.toFixed(0)} MB` : ''}`);
   }
   const floor = { seconds: median(floors.map((r) => r.seconds)), peakMb: median(floors.map((r) => r.peakMb)) };
   const cold = { seconds: median(colds.map((r) => r.seconds)), peakMb: Math.max(...colds.map((r) => r.peakMb)) };
   const ratio = median(floors.map((f, i) => colds[i]!.seconds / f.seconds));
+  // Hugo's columns: its median time and highest peak, and the median of ours / Hugo's over the pairs.
+  let hugoCells = '– | – | –';
+  if (hugos.length) {
+    const hugoSeconds = median(hugos.map((r) => r.seconds));
+    const hugoPeak = Math.max(...hugos.map((r) => r.peakMb));
+    const vsHugo = median(hugos.map((h, i) => colds[i]!.seconds / h.seconds));
+    hugoCells = `${hugoSeconds.toFixed(1)} s | ${hugoPeak.toFixed(0)} MB | ${vsHugo.toFixed(2)}x`;
+    if (BUILD_TARGET.sizes.includes(n)) {
+      const met = vsHugo <= BUILD_TARGET.ratio && cold.peakMb < hugoPeak;
+      targetLines.push(`${n.toLocaleString('en')} profiles: ${vsHugo.toFixed(2)}x of Hugo's time (${vsHugo <= BUILD_TARGET.ratio ? 'met' : 'NOT met'}), peak ${cold.peakMb.toFixed(0)} MB vs Hugo's ${hugoPeak.toFixed(0)} MB (${cold.peakMb < hugoPeak ? 'met' : 'NOT met'}): target ${met ? 'met' : 'NOT met'}`);
+    }
+    fs.rmSync(path.join(hugoSite, 'public'), { recursive: true, force: true });
+  }
   const again = await run('rebuild, nothing changed', BUILD, env);
   console.log(`rebuild, nothing changed: ${again.seconds.toFixed(1)} s`);
   const edited = path.join(content, 'profiles', 'user000000.yaml');
   fs.writeFileSync(edited, fs.readFileSync(edited, 'utf8').replace(/^displayName: .*$/m, 'displayName: "Edited for the benchmark"'));
   const one = await run('rebuild, one profile edited', BUILD, env);
   console.log(`rebuild, one profile edited: ${one.seconds.toFixed(1)} s`);
-  rows.push(`| ${n.toLocaleString('en')} | ${floor.seconds.toFixed(1)} s | ${floor.peakMb.toFixed(0)} MB | ${cold.seconds.toFixed(1)} s | ${cold.peakMb.toFixed(0)} MB | ${ratio.toFixed(1)}x | ${again.seconds.toFixed(1)} s | ${one.seconds.toFixed(1)} s | ${one.peakMb.toFixed(0)} MB |`);
+  rows.push(`| ${n.toLocaleString('en')} | ${floor.seconds.toFixed(1)} s | ${floor.peakMb.toFixed(0)} MB | ${cold.seconds.toFixed(1)} s | ${cold.peakMb.toFixed(0)} MB | ${ratio.toFixed(1)}x | ${hugoCells} | ${again.seconds.toFixed(1)} s | ${one.seconds.toFixed(1)} s | ${one.peakMb.toFixed(0)} MB |`);
   builds[n] = dist;
   fs.rmSync(path.join(WORK, `floor-${n}`), { recursive: true, force: true });
 }
@@ -283,12 +345,12 @@ const LOOKUPS = '### Lookups';
 const buildPart = `### Builds
 
 ${machine}.
-Build times are wall time of the whole command (\`npm run build\`'s node flags); peak memory is the maximum RSS of the build process (Astro runs in it) plus, from 40,000 pages to render, that of its render processes. Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered); rebuilds: the validation cache and unchanged pages linked.
+Build times are wall time of the whole command (\`npm run build\`'s node flags); peak memory is the maximum RSS of the build process (Astro runs in it) plus that of its render processes. Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered); rebuilds: the validation cache and unchanged pages linked. ${hugo ? `Hugo ${hugo}: \`hugo --quiet -s SITE\` on the same profiles (../shared/anchors/hugo/mkhugo.mjs, not timed), from cold, in alternation with our cold build; its peak is its RSS high-water mark (VmHWM).` : 'No Hugo in this run (`hugo` not on PATH, or ../shared/anchors missing).'}
 
-| profiles | floor | floor peak | build | build peak | build / floor (median of pairs) | rebuild, no change | rebuild, one edited | its peak |
-|---|---|---|---|---|---|---|---|---|
+| profiles | floor | floor peak | build | build peak | build / floor (median of pairs) | Hugo | Hugo peak | build / Hugo (median of pairs) | rebuild, no change | rebuild, one edited | its peak |
+|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
-`;
+${targetLines.length ? `\nTarget (cold builds at ${BUILD_TARGET.ratio}x of Hugo or less, peak below Hugo's): ${targetLines.join('; ')}.\n` : ''}`;
 const lookupPart = `${LOOKUPS}
 
 ${machine}, load average ${os.loadavg()[0]!.toFixed(1)} before the lookups${lookupsOnly ? ' (`npm run bench -- --lookups-only`)' : ''}.
