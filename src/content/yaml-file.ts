@@ -3,6 +3,7 @@
 import { LineCounter, isMap, isScalar, parseDocument, visit, type Document, type Node, type YAMLMap } from 'yaml';
 import type { z } from 'astro/zod';
 import { closest, formatKeyPath, type ContentProblem } from './problems.ts';
+import { parseSimpleYaml } from './simple-yaml.ts';
 
 /** Aliases (`*name`) per file. Real profiles need none; the limit stops "billion laughs" alias bombs in milliseconds. */
 export const MAX_ALIASES = 50;
@@ -12,6 +13,29 @@ export type ParseResult<T> =
   | { ok: false; problems: ContentProblem[] };
 
 export function parseYamlFile<S extends z.ZodType>(file: string, source: string, schema: S): ParseResult<z.output<S>> {
+  // Most files have the plain shape the fast reader knows; a file with problems is read again by the
+  // library, whose documents say where each problem is.
+  const simple = parseSimpleYaml(source);
+  if (simple) {
+    const result = schema.safeParse(simple.value);
+    if (result.success) {
+      let full: ParseResult<z.output<S>> | undefined;
+      const locate = (keys: PropertyKey[]) => {
+        const offset = simple.starts.get(keys.join('\0'));
+        if (offset === undefined) {
+          full ??= parseYamlDocument(file, source, schema);
+          return full.ok ? full.locate(keys) : {};
+        }
+        const { line, col } = simple.linePos(offset);
+        return { line, column: col };
+      };
+      return { ok: true, value: result.data, problems: [], locate };
+    }
+  }
+  return parseYamlDocument(file, source, schema);
+}
+
+function parseYamlDocument<S extends z.ZodType>(file: string, source: string, schema: S): ParseResult<z.output<S>> {
   const lineCounter = new LineCounter();
   const problems: ContentProblem[] = [];
   const at = (offset: number | undefined) => {
