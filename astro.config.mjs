@@ -3,6 +3,7 @@ import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
 import { requireBuildScript } from './src/build/require-build-script.ts';
 import { keepRenderer } from './src/build/keep-renderer.ts';
+import { profilePageWrites } from './src/build/page-writes.ts';
 
 // Where the build will run: `node` (default) for our own server, `cloudflare` for a Worker with
 // static assets (docs/deploying.md#cloudflare-workers), `static` for a host with files only.
@@ -31,8 +32,10 @@ export default defineConfig({
   output: 'static',
   adapter: await DEPLOY_TARGETS[/** @type {keyof typeof DEPLOY_TARGETS} */ (target)](),
   // `astro build` on its own stops with a sentence naming `npm run build`. A build can keep the
-  // compiled pages for edit builds to render with (src/build/keep-renderer.ts).
-  integrations: [requireBuildScript(), keepRenderer()],
+  // compiled pages for edit builds to render with (src/build/keep-renderer.ts). Profile pages are
+  // rendered to a string and written in one call (src/build/page-writes.ts); not for Cloudflare,
+  // whose adapter may set its own prerenderer in the same hook.
+  integrations: [requireBuildScript(), keepRenderer(), ...(target === 'cloudflare' ? [] : [profilePageWrites()])],
   // `/p/alice` is written as `p/alice.html`, which static hosts serve at `/p/alice` without a redirect.
   // Pages render a few at a time, since rendering waits on file writes (measured: docs/scale.md).
   build: { format: 'file', inlineStylesheets: 'never', concurrency: Number(process.env.ASTRO_CONCURRENCY || 4) },
