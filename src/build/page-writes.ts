@@ -13,9 +13,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AstroIntegration } from 'astro';
 
-/** The profile pages' route, and their addresses: a username (USERNAME_PATTERN) needs no encoding. */
+/**
+ * The profile pages' route, and the address Astro renders each at (`build.format: 'file'` puts the
+ * file name in it): a username (USERNAME_PATTERN) needs no encoding.
+ */
 const PROFILE_ROUTE = '/p/[username]';
-const PROFILE_PATH = /^\/p\/([a-z0-9][a-z0-9_-]{0,31})$/;
+const PROFILE_PATH = /^\/p\/([a-z0-9][a-z0-9_-]{0,31})\.html$/;
 
 /** What the default prerenderer keeps of Astro's app: its streaming choice is an override of BuildApp. */
 type AppWithStreaming = { resolveStreaming?: () => boolean | undefined };
@@ -26,7 +29,7 @@ export const profilePageWrites = (): AstroIntegration => {
   return {
     name: 'profile-lookup:profile-page-writes',
     hooks: {
-      // `build.format: 'file'`: `/p/alice` is `<client>/p/alice.html`, as Astro names it.
+      // `build.format: 'file'`: `/p/alice.html` is `<client>/p/alice.html`, as Astro names it.
       'astro:config:done': ({ config }) => {
         pagesDir = path.join(fileURLToPath(config.build.client), 'p');
       },

@@ -44,9 +44,10 @@ describe('profile pages written by the build', () => {
     const client = path.join(WORK, 'a', 'client');
     const body = '<!doctype html><p>Ada — 🌸 &amp; more</p>\n'.repeat(50);
     const { render, app } = await wrapped(client, body);
+    // Astro renders `/p/ada-1` at the address of its file (`build.format: 'file'`).
     // Pages render to one string: Astro's streaming choice for this build is turned off.
     expect(app.resolveStreaming()).toBe(false);
-    const answer = await render('/p/ada-1', '/p/[username]') as Response;
+    const answer = await render('/p/ada-1.html', '/p/[username]') as Response;
     expect(answer.status).toBe(200);
     expect(answer.body).toBeNull();
     expect(fs.readFileSync(path.join(client, 'p', 'ada-1.html'), 'utf8')).toBe(body);
@@ -55,10 +56,10 @@ describe('profile pages written by the build', () => {
   test('every other page is left to Astro, body and all', async () => {
     const client = path.join(WORK, 'b', 'client');
     const { render } = await wrapped(client, '<p>index</p>');
-    const index = await render('/', '/') as Response;
+    const index = await render('/index.html', '/') as Response;
     expect(await index.text()).toBe('<p>index</p>');
     // A path the username pattern does not allow is Astro's to name and encode.
-    const odd = await render('/p/Ada%20B', '/p/[username]') as Response;
+    const odd = await render('/p/Ada%20B.html', '/p/[username]') as Response;
     expect(await odd.text()).toBe('<p>index</p>');
     expect(fs.existsSync(client)).toBe(false);
   });
