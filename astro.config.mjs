@@ -34,8 +34,9 @@ export default defineConfig({
   // `astro build` on its own stops with a sentence naming `npm run build`. A build can keep the
   // compiled pages for edit builds to render with (src/build/keep-renderer.ts). Profile pages are
   // rendered to a string and written in one call (src/build/page-writes.ts); not for Cloudflare,
-  // whose adapter may set its own prerenderer in the same hook.
-  integrations: [requireBuildScript(), keepRenderer(), ...(target === 'cloudflare' ? [] : [profilePageWrites()])],
+  // whose adapter may set its own prerenderer in the same hook, nor with PROFILE_PAGE_WRITES=0,
+  // Astro's own writes, which the tests compare them with (test/build/page-renderer.test.ts).
+  integrations: [requireBuildScript(), keepRenderer(), ...(target === 'cloudflare' || process.env.PROFILE_PAGE_WRITES === '0' ? [] : [profilePageWrites()])],
   // `/p/alice` is written as `p/alice.html`, which static hosts serve at `/p/alice` without a redirect.
   // Pages render a few at a time, since rendering waits on file writes (measured: docs/scale.md).
   build: { format: 'file', inlineStylesheets: 'never', concurrency: Number(process.env.ASTRO_CONCURRENCY || 4) },

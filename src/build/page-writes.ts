@@ -7,7 +7,8 @@
 // - written here with one synchronous write (its folder made once), and handed back to Astro with
 //   no body, which Astro then does not write: its awaited mkdir and writeFile are three trips
 //   through libuv's threads per page.
-// The bytes are the same either way (test/build/page-writes.test.ts); other pages are Astro's as before.
+// The bytes are the same either way (test/build/page-renderer.test.ts builds the fixture both ways);
+// other pages are Astro's as before. The kept renderer (keep-renderer.ts) copies the same `.prerender/` code.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,11 @@ import type { AstroIntegration } from 'astro';
  */
 const PROFILE_ROUTE = '/p/[username]';
 const PROFILE_PATH = /^\/p\/([a-z0-9][a-z0-9_-]{0,31})\.html$/;
+
+/** Profile pages written here in this process, whichever copy of this module Astro's config loaded. */
+const WRITTEN = Symbol.for('profile-lookup.profile-page-writes');
+const counter = globalThis as { [WRITTEN]?: number };
+export const profilePagesWritten = () => counter[WRITTEN] ?? 0;
 
 /** What the default prerenderer keeps of Astro's app: its streaming choice is an override of BuildApp. */
 type AppWithStreaming = { resolveStreaming?: () => boolean | undefined };
@@ -32,6 +38,7 @@ export const profilePageWrites = (): AstroIntegration => {
       // `build.format: 'file'`: `/p/alice.html` is `<client>/p/alice.html`, as Astro names it.
       'astro:config:done': ({ config }) => {
         pagesDir = path.join(fileURLToPath(config.build.client), 'p');
+        madeDir = false; // another build in this process: another folder
       },
       // With a prerenderer of an integration's, Astro leaves the prerender bundle's entry to it: its own.
       'astro:build:setup': ({ vite, target }) => {
@@ -62,6 +69,7 @@ export const profilePageWrites = (): AstroIntegration => {
               madeDir = true;
             }
             fs.writeFileSync(path.join(pagesDir, `${page[1]}.html`), body);
+            counter[WRITTEN] = profilePagesWritten() + 1;
             const written = new Response(null, { status: response.status, headers: response.headers });
             return rendered instanceof Response ? written : { ...rendered, response: written };
           },

@@ -16,18 +16,19 @@ import { FIXTURE, ROOT } from '../support/helpers.ts';
 
 const WORK = workDir('page-renderer');
 const ENV = { ...process.env, SITE_URL: TEST_SITE_URL, SOURCE_DATE_EPOCH: String(BUILD_EPOCH) };
-function run(script: string, args: string[]) {
-  const r = spawnSync(process.execPath, [script, ...args], { cwd: ROOT, encoding: 'utf8', env: ENV });
+function run(script: string, args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [script, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...ENV, ...env } });
   expect(r.status, `${script}:\n${r.stderr}${r.stdout}`).toBe(0);
   return r.stdout;
 }
 
-/** `astro build` of `content` keeping its renderer: its client folder and the renderer's. */
-function keepingBuild(name: string, content: string) {
+/** `astro build` of `content` keeping its renderer: its client folder, the renderer's, and how many profile pages src/build/page-writes.ts wrote. */
+function keepingBuild(name: string, content: string, env: Record<string, string> = {}) {
   const dist = path.join(WORK, name, 'dist');
   const renderer = path.join(WORK, name, 'renderer');
-  run('test/support/keep-renderer-build.ts', [content, dist, renderer]);
-  return { client: path.join(dist, 'client'), renderer };
+  const line = /^BUILT (.*)$/m.exec(run('test/support/keep-renderer-build.ts', [content, dist, renderer], env));
+  const { profilePagesWritten } = JSON.parse(line![1]!) as { profilePagesWritten: number };
+  return { client: path.join(dist, 'client'), renderer, profilePagesWritten };
 }
 
 /** The files the renderer in `renderer` writes for `content`, in a process of its own: relative path → bytes. */
@@ -102,6 +103,21 @@ describe('rendering with the code a full build kept', () => {
     // The kept code holds no content: the pages' modules are the same bytes (the entry differs in
     // its manifest: this build's folders and a random key).
     expectSameFiles(tree(path.join(full.renderer, 'chunks')), tree(path.join(original.renderer, 'chunks')));
+  }, 120_000);
+
+  test('profile pages written by the build itself are the bytes Astro writes, and the code kept is the same', () => {
+    // PROFILE_PAGE_WRITES=0: Astro's own prerenderer, streaming and writing every page.
+    const astros = keepingBuild('astro-writes', FIXTURE, { PROFILE_PAGE_WRITES: '0' });
+    const profilePages = [...tree(original.client).keys()].filter((file) => /^p\/[^/]+\.html$/.test(file));
+    expect(profilePages.length).toBeGreaterThan(3);
+    expect(original.profilePagesWritten).toBe(profilePages.length);
+    expect(astros.profilePagesWritten).toBe(0);
+    // The whole client folder, bundled assets and all.
+    expectSameFiles(tree(original.client), tree(astros.client));
+    expectSameFiles(tree(path.join(original.renderer, 'chunks')), tree(path.join(astros.renderer, 'chunks')));
+    // A build with our writes keeps Astro's pre-render code as one without (the tests above render with it).
+    const key = { fingerprint: renderFingerprint(ROOT, TEST_SITE_URL), target: 'node' };
+    expect(readKept(original.renderer, key)).toMatchObject({ entry: expect.stringMatching(/^prerender-entry\..*\.mjs$/) });
   }, 120_000);
 
   test('a renderer kept from other code, or none, is refused with the reason', async () => {

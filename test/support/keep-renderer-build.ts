@@ -3,7 +3,8 @@
 // `astro build` of a content folder as scripts/build-site.ts runs it (the public index handed over,
 // every page rendered), keeping its pre-render code in <renderer-dir> (src/build/keep-renderer.ts):
 // the pages the kept renderer must reproduce byte for byte (test/build/page-renderer.test.ts).
-// SITE_URL and SOURCE_DATE_EPOCH come from the environment; DEPLOY_TARGET too (default node).
+// SITE_URL and SOURCE_DATE_EPOCH come from the environment; DEPLOY_TARGET too (default node), and
+// PROFILE_PAGE_WRITES (astro.config.mjs). Prints one `BUILT {"profilePagesWritten":…}` line.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build as astroBuild } from 'astro';
@@ -13,6 +14,7 @@ import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { handOverSiteIndex } from '../../src/build/page-data.ts';
 import { keepRendererIn } from '../../src/build/keep-renderer.ts';
 import { renderFingerprint } from '../../src/build/page-reuse.ts';
+import { profilePagesWritten } from '../../src/build/page-writes.ts';
 
 const [contentDir, outDir, rendererDir] = process.argv.slice(2);
 if (!contentDir || !outDir || !rendererDir) {
@@ -32,3 +34,4 @@ process.env.NODE_ENV = 'production';
 for (const name of ['DEV', 'PROD', 'SSR', 'MODE', 'BASE_URL']) delete process.env[name];
 process.env.ASTRO_TELEMETRY_DISABLED = '1';
 await astroBuild({ root, outDir, cacheDir: path.join(outDir, '..', 'astro-cache'), logLevel: 'warn' });
+console.log(`BUILT ${JSON.stringify({ profilePagesWritten: profilePagesWritten() })}`);
