@@ -5,7 +5,9 @@
 // the library would read the same values: anything else (comments after values, block scalars,
 // anchors, tags, multi-line values, odd numbers or keywords, duplicate keys, tabs, CR, BOM...) is
 // `undefined`, and the caller parses the file with the library as before
-// (test/content/simple-yaml.test.ts compares the two on generated and random files).
+// (test/content/simple-yaml.test.ts compares the two on generated, random and hostile files, near
+// misses of real ones included). Content comes from strangers' pull requests: every pattern here
+// must run in linear time on any line (the test feeds each one lines built to backtrack).
 
 /** The values of a file, and where each scalar value starts (offsets, by key path joined with NUL). */
 export interface SimpleYaml {
@@ -16,9 +18,13 @@ export interface SimpleYaml {
 }
 
 // Characters YAML forbids or treats as line breaks or whitespace in ways a line reader would not:
-// C0/C1 controls (tab and CR included), NEL, the Unicode line separators, BOM and non-characters.
+// C0/C1 controls (tab and CR included), NEL, the Unicode line separators, BOM and non-characters;
+// and the spaces JavaScript's \s knows but YAML does not (no-break, ideographic...), which YAML
+// reads as text: a line of them is no blank line (the library reports it, MISSING_CHAR).
 // eslint-disable-next-line no-control-regex
-const AVOID = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const AVOID = /[\x00-\x09\x0b-\x1f\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** A blank line, or nothing after `key:`: spaces only, never `trim()`, whose whitespace is not YAML's. */
+const BLANK = /^ *$/;
 const KEY_LINE = /^( *)([A-Za-z_][A-Za-z0-9_-]{0,99}):(?:( +)(.*))?$/;
 const ITEM_LINE = /^( *)- +(.*)$/;
 const ITEM_KEY = /^([A-Za-z_][A-Za-z0-9_-]{0,99}):(?:( +)(.*))?$/;
@@ -59,6 +65,13 @@ function scalar(text: string): unknown {
   return text;
 }
 
+/** `text` without its trailing spaces: a loop, since `/ +$/` retries from every space of a run (quadratic; 33 s for one 128 KiB line). */
+function trimEndSpaces(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x20) end--;
+  return text.slice(0, end);
+}
+
 /** The file's values when it has the plain shape, else undefined (then only the library can say). */
 export function parseSimpleYaml(source: string): SimpleYaml | undefined {
   if (AVOID.test(source)) return undefined;
@@ -70,7 +83,7 @@ export function parseSimpleYaml(source: string): SimpleYaml | undefined {
     lineStarts.push(offset);
     const line = lines[i]!;
     offset += line.length + 1;
-    if (line.trim() === '' || line.startsWith('#')) continue;
+    if (BLANK.test(line) || line.startsWith('#')) continue;
     if (/^ +#/.test(line)) return undefined; // an indented comment: inside a value, perhaps
     content.push(i);
   }
@@ -82,7 +95,7 @@ export function parseSimpleYaml(source: string): SimpleYaml | undefined {
   /** Sets `key` of `into` to the text value starting at column `col` of line `i`; false when not simple. */
   const set = (into: Record<string, unknown>, key: string, text: string, i: number, col: number, path: string) => {
     if (Object.hasOwn(into, key) || KEYWORDS.has(key)) return false;
-    const v = scalar(text.replace(/ +$/, ''));
+    const v = scalar(trimEndSpaces(text));
     if (v === FAIL) return false;
     into[key] = v;
     starts.set(path, lineStarts[i]! + col);
@@ -95,7 +108,7 @@ export function parseSimpleYaml(source: string): SimpleYaml | undefined {
     const m = KEY_LINE.exec(lines[i]!);
     if (!m || m[1] !== '') return undefined;
     const key = m[2]!;
-    if (m[4] !== undefined && m[4].trim() !== '') {
+    if (m[4] !== undefined && !BLANK.test(m[4])) {
       // `key: value`: the next line must not be indented, or the value would go on there.
       if (!set(value, key, m[4], i, key.length + 1 + m[3]!.length, key)) return undefined;
       k++;
@@ -127,14 +140,14 @@ export function parseSimpleYaml(source: string): SimpleYaml | undefined {
         }
         // `- key: value` and more `key: value` lines at the first key's column: a small mapping.
         const map: Record<string, unknown> = {};
-        if (im[3] === undefined || im[3].trim() === '') return undefined;
+        if (im[3] === undefined || BLANK.test(im[3])) return undefined;
         if (!set(map, im[1]!, im[3], content[k]!, at + im[1]!.length + 1 + im[2]!.length, `${path}\0${im[1]}`)) return undefined;
         k++;
         while (k < content.length && indentOf(k) > indent) {
           if (indentOf(k) !== at) return undefined;
           const line = lines[content[k]!]!;
           const km = KEY_LINE.exec(line);
-          if (!km || km[4] === undefined || km[4].trim() === '') return undefined;
+          if (!km || km[4] === undefined || BLANK.test(km[4])) return undefined;
           if (!set(map, km[2]!, km[4], content[k]!, at + km[2]!.length + 1 + km[3]!.length, `${path}\0${km[2]}`)) return undefined;
           k++;
         }
@@ -148,7 +161,7 @@ export function parseSimpleYaml(source: string): SimpleYaml | undefined {
     while (k < content.length && indentOf(k) === indent) {
       const line = lines[content[k]!]!;
       const km = KEY_LINE.exec(line);
-      if (!km || km[4] === undefined || km[4].trim() === '') return undefined;
+      if (!km || km[4] === undefined || BLANK.test(km[4])) return undefined;
       if (!set(map, km[2]!, km[4], content[k]!, indent + km[2]!.length + 1 + km[3]!.length, `${key}\0${km[2]}`)) return undefined;
       k++;
     }

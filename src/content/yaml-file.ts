@@ -35,7 +35,8 @@ export function parseYamlFile<S extends z.ZodType>(file: string, source: string,
   return parseYamlDocument(file, source, schema);
 }
 
-function parseYamlDocument<S extends z.ZodType>(file: string, source: string, schema: S): ParseResult<z.output<S>> {
+/** The library alone: what parseYamlFile answers for every file the fast reader declines or the schema rejects. */
+export function parseYamlDocument<S extends z.ZodType>(file: string, source: string, schema: S): ParseResult<z.output<S>> {
   const lineCounter = new LineCounter();
   const problems: ContentProblem[] = [];
   const at = (offset: number | undefined) => {
