@@ -241,7 +241,9 @@ if (lookupsOnly) {
 }
 const serveDist = builds[serveSize] ?? builds[sizes.at(-1)!]!;
 const servedCount = Number(Object.entries(builds).find(([, d]) => d === serveDist)![0]);
-const names = fs.readdirSync(path.join(serveDist, 'client', 'api', 'v1', 'users'));
+// Every profile of the served build, from its content: the served release may be layered (after the
+// one-profile rebuild it holds that profile's files only), so its folder does not list them all.
+const names = fs.readdirSync(path.join(WORK, `content-${servedCount}`, 'profiles')).filter((f) => f.endsWith('.yaml')).map((f) => f.slice(0, -'.yaml'.length));
 const pick = () => names[Math.floor(Math.random() * names.length)]!;
 let unknown = 0;
 const routes: [string, () => string][] = [
