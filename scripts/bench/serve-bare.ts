@@ -16,6 +16,8 @@ import path from 'node:path';
 import { dataOf } from '../../src/api/handler.ts';
 import { JSON_HEADERS } from '../../src/http/headers.ts';
 import { etagOf } from '../../src/http/response.ts';
+import { layeredFiles, locator } from '../../src/build/layers.ts';
+import { readReleaseInfo, releasesDir, servedRelease } from '../../src/build/releases.ts';
 
 const [dist, flag] = process.argv.slice(2);
 const contract = flag === '--contract-headers';
@@ -23,11 +25,18 @@ if (!dist || (flag !== undefined && !contract)) {
   console.error('Usage: node scripts/bench/serve-bare.ts <dist-dir> [--contract-headers]');
   process.exit(2);
 }
-const dir = path.join(dist, 'client', 'api', 'v1', 'users');
 interface User { body: Buffer; head: Buffer; etag: string; dataEtag: string }
 const users = new Map<string, User>();
-for (const name of fs.readdirSync(dir)) {
-  const body = fs.readFileSync(path.join(dir, name));
+// Every user file of the served release, those a layered release reads from its base included
+// (src/build/layers.ts): after a one-edit rebuild its own folder holds one file.
+const served = servedRelease(dist);
+const layers = served ? readReleaseInfo(dist, served)?.layers : undefined;
+const client = path.join(dist, 'client');
+const at = locator(releasesDir(dist), client, layers);
+const USERS_DIR = 'api/v1/users/';
+for (const file of layeredFiles(releasesDir(dist), client, layers, USERS_DIR)) {
+  const name = file.slice(USERS_DIR.length);
+  const body = fs.readFileSync(path.join(at(file)!, file));
   const data = dataOf(body);
   // `{"success":true,"data":…`: the answer of the query form up to its `meta`.
   const head = body.subarray(0, data.byteOffset - body.byteOffset + data.length);
