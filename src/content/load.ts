@@ -227,8 +227,16 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, c
   } else {
     const statsRead = scan.hasViews ? scan.reader.read(statsFile, VIEWS_LIMIT) : undefined;
     if (statsRead && !statsRead.ok) problems.push(...statsRead.problems);
-    if (statsRead?.ok) {
-      const r = parseYamlFile(statsFile, statsRead.bytes.toString('utf8'), ViewsStatsSchema.optional());
+    const text = statsRead?.ok ? statsRead.bytes.toString('utf8') : undefined;
+    const odd = text === undefined ? 0 : flowCollectionLine(text);
+    if (odd) {
+      problems.push({
+        file: statsFile, line: odd, column: 1,
+        message: 'has a `[...]` or `{...}` collection: this file holds `username: count` lines (as `npm run views:import` writes it)',
+        hint: 'write one `username: count` line per profile',
+      });
+    } else if (text !== undefined) {
+      const r = parseYamlFile(statsFile, text, ViewsStatsSchema.optional());
       if (!r.ok) problems.push(...r.problems);
       else {
         for (const [username, count] of Object.entries(r.value ?? {})) {
@@ -243,6 +251,21 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, c
   problems.sort(byPlace);
   content.profiles = new Map([...content.profiles].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return { content, problems, warnings };
+}
+
+/**
+ * The first line of `stats/views.yaml` with a flow collection (`[`, `]`, `{`, `}` outside a
+ * comment), from 1, or 0. The file may be 16 MiB, and the yaml library is quadratic on some of
+ * them (a list of empty entries: 1.6 s per 128 KiB); `views:import` writes `username: count` lines.
+ */
+function flowCollectionLine(text: string): number {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const comment = line.search(/(?:^|\s)#/);
+    if (/[[\]{}]/.test(comment < 0 ? line : line.slice(0, comment))) return i + 1;
+  }
+  return 0;
 }
 
 const byPlace = (a: ContentProblem, b: ContentProblem) =>

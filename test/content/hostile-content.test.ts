@@ -233,3 +233,22 @@ describe('size limits', () => {
     `);
   });
 });
+
+describe('shapes the yaml library is slow on', () => {
+  // stats/views.yaml may be 16 MiB, and the library is quadratic on some shapes (a flow list of
+  // empty entries: 1.6 s per 128 KiB, minutes per MiB), so the file is held to the lines
+  // `npm run views:import` writes before the library reads it.
+  test('stats/views.yaml with a flow collection is a problem at its line, never given to the library', () => {
+    const { dir } = fixtureCopy();
+    const views = path.join(dir, 'stats', 'views.yaml');
+    fs.writeFileSync(views, `# counts\ndave: 12\n${`[a${' ,'.repeat(20_000)}]`}\n`);
+    expect(report(dir)).toEqual([
+      'stats/views.yaml:3:1: has a `[...]` or `{...}` collection: this file holds `username: count` lines (as `npm run views:import` writes it)\n    hint: write one `username: count` line per profile',
+    ]);
+    // CRLF, a BOM, trailing spaces and comments after a count are the same lines.
+    fs.writeFileSync(views, '\uFEFF# counts [imported]\r\ndave: 12  \r\nalice: 3 # {from the log}\r\n\r\n');
+    const r = loadContent(dir);
+    expect(r.problems).toEqual([]);
+    expect([...r.content.views]).toEqual([['dave', 12], ['alice', 3]]);
+  });
+});
