@@ -103,8 +103,8 @@ try {
 }
 // Released on every exit but SIGKILL; a lock left by a dead build is taken over by the next.
 process.once('exit', () => {
-  // Not needed to serve: the validation cache, when few files changed (validatedIndex). Before the
-  // lock goes, so the next build reads it.
+  // A build that stops after validating (a failure, a signal) still keeps what it validated, when
+  // that was written late (validatedIndex); after a switch it was written already, and this does nothing.
   saveValidationCache();
   lock.release();
   // A first build that failed leaves nothing: an empty releases folder goes (rmdir fails otherwise).
