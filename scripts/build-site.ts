@@ -276,7 +276,6 @@ try {
   }
   // Link previews for profiles whose avatar crawlers cannot use (src/ui/og-image.ts); before the
   // API files, whose _headers is made from every file of the build.
-  // The time an edit takes to be served (from the start of the build) is reported below.
   const previews = await step('Writing preview images', async () => {
     if (!layers) return (await writeProfilePreviews(freshLayout.client, index, path.join(contentDir, 'avatars'))).length;
     // A preview's name says what is in it, and the code is the same: those the served release has are kept.
@@ -309,10 +308,9 @@ try {
   const servedAfter = seconds();
   await faultPoint('switched');
   if (target === 'cloudflare') pointWranglerAtServedRelease(root, distDir);
-  // The next build may start now: what is left is deleting the releases pruned (at 100,000 profiles
-  // tens of seconds for a whole one), which it would also finish if this process died.
-  // Not needed to serve: the validation cache, when few files changed (validatedIndex). Before the
-  // lock goes, so the next build reads it.
+  // Served. The validation cache, when written late (validatedIndex), goes before the lock, so the
+  // next build reads it; that build may then start, while this one deletes the releases pruned (at
+  // 100,000 profiles tens of seconds for a whole one), which the next would finish if this one died.
   saveValidationCache();
   lock.release();
   // Removing old releases is housekeeping: a failure here is worth a line, not a failed build.

@@ -68,7 +68,7 @@ export interface ParseStats {
   /** Files whose bytes were read: the others' stat matched the cache's. */
   read: number;
   workers: number;
-  /** `stats/views.yaml`'s counts came from the cache (WholeFileCache), not a parse. */
+  /** `stats/views.yaml`'s counts came from the cache (StampedFileCache), not a parse. */
   viewsFromCache?: boolean;
   /** Creator files whose parsed value came from the cache. */
   creatorsFromCache?: number;
@@ -216,8 +216,13 @@ async function parseInWorkers(
   await Promise.all(Array.from({ length: count }, run));
 }
 
-/** The validating code and the versions of the libraries it calls: what a cached result depends on. */
+/** The validating code and the versions of the libraries it calls: what a cached result depends on. Once per process (three caches ask). */
+let knownValidator: string | undefined;
 function validatorFingerprint(): string {
+  return (knownValidator ??= computeValidatorFingerprint());
+}
+
+function computeValidatorFingerprint(): string {
   const hash = createHash('sha1').update(`v${CACHE_VERSION}\0${process.version}\0`);
   const here = path.dirname(fileURLToPath(import.meta.url));
   const sources = [
@@ -246,7 +251,7 @@ function readCache(file: string, validator: string): CacheFile | undefined {
   }
 }
 
-function writeCache(file: string, cache: CacheFile): void {
+function writeCache(file: string, cache: CacheFile | StampedFilesRecord<unknown>): void {
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
@@ -272,6 +277,8 @@ export class StampedFileCache<T> {
   readonly #scannedAt = Date.now();
   readonly #stored: Record<string, [string, T]>;
   readonly #next: Record<string, [string, T]> = Object.create(null);
+  /** Stamps stored by a run are trusted for files changed well before it began (RACY_MS). */
+  readonly #trustedBefore: number;
   #stamps = new Map<string, string>();
   #hits = 0;
   #changed = false;
@@ -288,11 +295,8 @@ export class StampedFileCache<T> {
       } catch { /* none yet: parse */ }
     }
     this.#stored = stored?.entries ?? Object.create(null);
-    // Stamps stored by a run are trusted for files changed well before it began (RACY_MS).
     this.#trustedBefore = (stored?.scannedAt ?? 0) - RACY_MS;
   }
-
-  readonly #trustedBefore: number;
 
   /**
    * The value stored for `file` if the file is unchanged since (it need not be read) and `usable`
@@ -329,13 +333,6 @@ export class StampedFileCache<T> {
   save(): void {
     if (!this.#file) return;
     if (!this.#changed && Object.keys(this.#next).length === Object.keys(this.#stored).length) return;
-    try {
-      const tmp = `${this.#file}.${process.pid}.tmp`;
-      fs.mkdirSync(path.dirname(this.#file), { recursive: true });
-      fs.writeFileSync(tmp, JSON.stringify({ version: CACHE_VERSION, validator: this.#validator, scannedAt: this.#scannedAt, entries: this.#next } satisfies StampedFilesRecord<T>));
-      fs.renameSync(tmp, this.#file);
-    } catch (e) {
-      console.warn(`warning: could not write the validation cache ${this.#file}: ${(e as Error).message}`);
-    }
+    writeCache(this.#file, { version: CACHE_VERSION, validator: this.#validator, scannedAt: this.#scannedAt, entries: this.#next } satisfies StampedFilesRecord<T>);
   }
 }

@@ -70,7 +70,7 @@ export class DiskFiles implements ReleaseFiles {
     return this.#cachedBytes;
   }
 
-  /** A kept body or a small file at once (no promise to wait for), a large file later; failures reject. */
+  /** The body of `file` if it is kept in memory, counted as a use; never a read (ReleaseFiles.kept). */
   kept(file: string): Uint8Array | undefined {
     const hit = this.#cache.get(file);
     if (hit === undefined) return undefined;
@@ -78,6 +78,7 @@ export class DiskFiles implements ReleaseFiles {
     return hit.bytes;
   }
 
+  /** A kept body or a small file at once (no promise to wait for), a large file later; failures reject. */
   read(file: string): MaybePromise<Uint8Array | undefined> {
     const hit = this.kept(file);
     if (hit !== undefined) return hit;
