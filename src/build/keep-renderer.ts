@@ -70,6 +70,9 @@ export const keepRenderer = (): AstroIntegration => {
       'astro:build:generated': ({ logger }) => {
         const request = (globalThis as Record<symbol, (KeptRendererKey & { dir: string }) | undefined>)[KEEP];
         if (!request || !prerenderDir) return;
+        // Kept already for this code: the same files, which another build may be rendering with
+        // now (it imports its chunks as it goes), so they are never replaced.
+        if (typeof readKept(request.dir, request) !== 'string') return;
         const entry = safeReaddir(prerenderDir).find((name) => /^prerender-entry\..*\.mjs$/.test(name));
         if (!entry) {
           logger.warn(`no pre-render code in ${prerenderDir}: edit builds will run \`astro build\``);
@@ -83,12 +86,15 @@ export const keepRenderer = (): AstroIntegration => {
           fs.rmSync(staging, { recursive: true, force: true });
           fs.cpSync(prerenderDir, staging, { recursive: true });
           fs.writeFileSync(path.join(staging, KEPT_FILE), JSON.stringify(info));
+          // An incomplete or other-format folder of that name is replaced.
           fs.rmSync(request.dir, { recursive: true, force: true });
           fs.renameSync(staging, request.dir);
           pruneStore(path.dirname(request.dir), request.dir);
         } catch (e) {
           // Only edit builds' speed is lost: never the build.
           fs.rmSync(staging, { recursive: true, force: true });
+          // Another build kept the same code in the meantime.
+          if (typeof readKept(request.dir, request) !== 'string') return;
           logger.warn(`could not keep the pre-render code (${(e as Error).message}): edit builds will run \`astro build\``);
         }
       },
