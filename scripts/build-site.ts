@@ -16,9 +16,9 @@ import { layeredFiles, locator, maxLayeredFiles, type Layers } from '../src/buil
 import type { PublicUser } from '../src/schemas/api.ts';
 import { USERS_PATH } from '../src/api/handler.ts';
 import { OG_IMAGES_PATH } from '../src/ui/og-image.ts';
-import { movePages, runShard, runningShards, shardCount, splitPages, type ShardResult } from '../src/build/render-shards.ts';
-import { ANSWER_TIMES_FILE, PAGE_MANIFEST_FILE, buildLayout } from '../src/build/layout.ts';
-import { keepRendererIn, rendererDir } from '../src/build/keep-renderer.ts';
+import { WORKER_MIN_PAGES, movePages, renderInWorker, runShard, runningShards, shardCount, splitPages, type ShardResult } from '../src/build/render-shards.ts';
+import { buildLayout } from '../src/build/layout.ts';
+import { KEPT_FILE, KEPT_SERVER_DIR, keepRendererIn, rendererDir } from '../src/build/keep-renderer.ts';
 import { openRenderer, RendererUnavailable, type PageRenderer } from '../src/build/page-renderer.ts';
 import { AnswerTimes } from '../src/build/answer-times.ts';
 import { buildSiteIndex } from '../src/model/site-index.ts';
@@ -42,7 +42,8 @@ parseCli({
     SITE_URL: `the public address every absolute URL starts with (default ${DEFAULT_SITE_URL})`,
     SOURCE_DATE_EPOCH: 'the build time in seconds since 1970, for reproducible builds (default: now)',
     PROFILES_INCREMENTAL: '`0`: parse every file and render every page (default: reuse what is unchanged)',
-    RENDER_SHARDS: 'how many processes render the pages (default: one per core for big builds)',
+    RENDER_SHARDS: 'how many processes (or threads, with a kept renderer) render the pages (default: one per core for big builds)',
+    KEPT_RENDERER: '`0`: render with `astro build` even when the code a build of the same code kept could render (default: use it)',
     ASTRO_LOG_LEVEL: 'Astro\'s log level (default warn)',
     DEPLOY_TARGET: '`node` (default): for `npm run serve`; `cloudflare`: a Worker with static assets; `static`: files only (docs/deploying.md)',
   },
@@ -195,15 +196,17 @@ function layersOfThisBuild(plan: PagePlan, times: AnswerTimes, json: Map<PublicU
   }
   return Object.keys(layers.from).length <= maxLayeredFiles(index.users.length) ? layers : undefined;
 }
-// A layered release's few pages are rendered with the code the last full build of the same code
-// kept (src/build/page-renderer.ts), without `astro build`'s seconds of bundling; a full build keeps its own.
+// The pages are rendered with the code the last `astro build` of the same code kept
+// (src/build/page-renderer.ts), without its seconds of bundling and on every core in one process;
+// the first build of new code runs `astro build`, and keeps its own.
 const keptKey = { fingerprint, target };
-const keptRenderer = layers ? await openKeptRenderer() : undefined;
-if (!keptRenderer && target === 'node') keepRendererIn({ ...keptKey, dir: rendererDir(root, keptKey) });
+const keptDir = rendererDir(root, keptKey);
+const keptRenderer = target === 'node' && process.env.KEPT_RENDERER !== '0' ? await openKeptRenderer() : undefined;
+if (!keptRenderer && target === 'node') keepRendererIn({ ...keptKey, dir: keptDir });
 
 async function openKeptRenderer(): Promise<PageRenderer | undefined> {
   try {
-    return await openRenderer(rendererDir(root, keptKey), keptKey);
+    return await openRenderer(keptDir, keptKey);
   } catch (e) {
     if (!(e instanceof RendererUnavailable)) throw e;
     console.log(`(${e.message}: the pages are rendered by \`astro build\`)`);
@@ -211,9 +214,11 @@ async function openKeptRenderer(): Promise<PageRenderer | undefined> {
   }
 }
 
-// Many pages to render: this process renders the first part and other processes the rest, one per
-// core (src/build/render-shards.ts). The kept renderer renders a layered release's few in this one.
-const [ownPages, ...shardPages] = keptRenderer ? [[...plan.render]] : splitPages([...plan.render], shardCount(plan.render.size));
+// Many pages to render: this process renders the first part and others the rest, one per core
+// (src/build/render-shards.ts): worker threads with the kept renderer, else processes running `astro build`.
+const [ownPages = [], ...otherPages] = splitPages([...plan.render], shardCount(plan.render.size, process.env, undefined, keptRenderer ? WORKER_MIN_PAGES : undefined));
+const shardPages = keptRenderer ? [] : otherPages;
+const workerPages = keptRenderer ? otherPages : [];
 handOverSiteIndex(index, new Set(ownPages));
 process.env.SITE_URL = siteUrl;
 // A build is always for production. Vite takes `import.meta.env`'s own names from the environment
@@ -236,10 +241,10 @@ const shardDir = (k: number) => `${fresh}.shard${k}`;
 let shards: Promise<ShardResult[]> = Promise.resolve([]);
 let ownRender: Promise<unknown> = Promise.resolve();
 try {
-  const processes = shardPages.length ? ` in ${shardPages.length + 1} processes` : '';
-  const shardResults = await step(`Rendering ${plan.render.size} of ${index.users.length} profile pages with Astro${keptRenderer ? '\'s kept renderer' : processes} (and writing the API files)`, async () => {
+  const processes = shardPages.length ? ` in ${shardPages.length + 1} processes` : workerPages.length ? ` in ${workerPages.length + 1} threads` : '';
+  const shardResults = await step(`Rendering ${plan.render.size} of ${index.users.length} profile pages with Astro${keptRenderer ? '\'s kept renderer' : ''}${processes} (and writing the API files)`, async () => {
     // Progress every 5 s while pages render: a 100,000-profile build renders for a minute or two.
-    const shardDone = shardPages.map(() => 0);
+    const shardDone = [...shardPages, ...workerPages].map(() => 0);
     let reported = false;
     const progress = setInterval(() => {
       reported = true;
@@ -250,7 +255,7 @@ try {
     try {
       shards = Promise.all(shardPages.map((render, k) => runShard(root, { index, render }, shardDir(k + 1), k + 1, (n) => { shardDone[k] = n; })));
       ownRender = keptRenderer
-        ? renderWithKept(keptRenderer, fresh)
+        ? renderWithKept(keptRenderer, fresh, ownPages, workerPages, (k, n) => { shardDone[k] = n; })
         // Imported here: loading Astro's build takes 1-4 s, which a rebuild with the kept renderer skips.
         : import('astro').then(({ build }) => build({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' }));
       await faultPoint('rendering', runningShards.size ? `render shards: ${[...runningShards].join(' ')}` : '');
@@ -342,17 +347,25 @@ try {
 
 /**
  * What `astro build` writes into `outDir`, made with the kept renderer: the pages of this build
- * (its profiles to render, and every page that reads the whole index), then the rest of Astro's
- * output, which is the same for the same code and so is copied from the served release (the
- * bundled styles and the server's code) or from `public/`, as Astro copies it. The served release's
- * own records in server/ are not copied: this build writes its own.
+ * (its profiles to render, `ownPages` here and each of `workerPages` in a worker thread, and every
+ * page that reads the whole index), then the rest of Astro's output, which is the same for the
+ * same code and so is copied from the kept renderer (the server's code and the bundled styles) or
+ * from `public/`, as Astro copies it.
  */
-async function renderWithKept(renderer: PageRenderer, outDir: string): Promise<void> {
+async function renderWithKept(renderer: PageRenderer, outDir: string, ownPages: string[], workerPages: string[][], onProgress: (worker: number, rendered: number) => void): Promise<void> {
   const to = buildLayout(outDir);
   process.env.CONTENT_DIR = contentDir;
-  await renderer.renderSite(index, plan.render, to.client);
-  const ours = new Set([PAGE_MANIFEST_FILE, ANSWER_TIMES_FILE]);
-  fs.cpSync(servedLayout.server, to.server, { recursive: true, filter: (from) => !ours.has(path.relative(servedLayout.server, from)) });
-  fs.cpSync(path.join(servedLayout.client, '_astro'), path.join(to.client, '_astro'), { recursive: true });
+  const workers = workerPages.map((names, k) => renderInWorker({ dir: keptDir, key: keptKey, index, names, clientDir: to.client }, (n) => onProgress(k, n)));
+  const rendered = await Promise.allSettled([renderer.renderSite(index, ownPages, to.client), ...workers]);
+  const failed = rendered.find((r) => r.status === 'rejected');
+  if (failed) {
+    // A cache, which a bad copy must not keep failing: without its record the next build renders
+    // with `astro build` and keeps a new one (a page that fails for its content fails there too,
+    // with Astro's words). Its files stay for a build of another release that may be using them.
+    fs.rmSync(path.join(keptDir, KEPT_FILE), { force: true });
+    throw new Error(`the kept renderer failed (the next build runs \`astro build\`): ${(failed.reason as Error)?.stack ?? failed.reason}`);
+  }
+  fs.cpSync(path.join(keptDir, KEPT_SERVER_DIR), to.server, { recursive: true });
+  fs.cpSync(path.join(keptDir, '_astro'), path.join(to.client, '_astro'), { recursive: true });
   if (fs.existsSync(path.join(root, 'public'))) fs.cpSync(path.join(root, 'public'), to.client, { recursive: true });
 }

@@ -12,9 +12,15 @@ import { fileURLToPath } from 'node:url';
 import type { AstroIntegration } from 'astro';
 
 const KEEP = Symbol.for('profile-lookup.keep-renderer');
-const KEPT_VERSION = 1;
+const KEPT_VERSION = 2;
 /** The file beside the kept code that says what it was built from. */
 export const KEPT_FILE = 'kept.json';
+/**
+ * Astro's server output of the same build (its adapter's entry and chunks), kept beside the
+ * pre-render code: a build rendered with the kept renderer copies it, and the kept `_astro/`
+ * (the bundled styles), into its own release, as `astro build` would have written them.
+ */
+export const KEPT_SERVER_DIR = 'server';
 /** How many kept renderers the store holds; older ones are removed when a build keeps a new one. */
 export const KEPT_RENDERERS = 8;
 
@@ -59,13 +65,15 @@ export function readKept(dir: string, key: KeptRendererKey): KeptRendererInfo | 
 /** The Astro integration (astro.config.mjs): does nothing unless `keepRendererIn` asked. */
 export const keepRenderer = (): AstroIntegration => {
   let prerenderDir: string | undefined;
+  let serverDir: string | undefined;
   return {
     name: 'profile-lookup:keep-renderer',
     hooks: {
       // Where Astro's build puts the pre-render code (astro/dist/prerender/utils.js, not public API:
       // a change is caught by test/build/page-renderer.test.ts and only costs edit builds their speed).
       'astro:config:done': ({ config, buildOutput }) => {
-        prerenderDir = path.join(fileURLToPath(buildOutput === 'server' ? config.build.server : config.outDir), '.prerender');
+        serverDir = buildOutput === 'server' ? path.resolve(fileURLToPath(config.build.server)) : undefined;
+        prerenderDir = path.join(serverDir ?? fileURLToPath(config.outDir), '.prerender');
       },
       'astro:build:generated': ({ logger }) => {
         const request = (globalThis as Record<symbol, (KeptRendererKey & { dir: string }) | undefined>)[KEEP];
@@ -85,6 +93,8 @@ export const keepRenderer = (): AstroIntegration => {
         try {
           fs.rmSync(staging, { recursive: true, force: true });
           fs.cpSync(prerenderDir, staging, { recursive: true });
+          // Written before the pages are: the adapter's code, without the pre-render code itself.
+          if (serverDir) fs.cpSync(serverDir, path.join(staging, KEPT_SERVER_DIR), { recursive: true, filter: (from) => from !== prerenderDir });
           fs.writeFileSync(path.join(staging, KEPT_FILE), JSON.stringify(info));
           // An incomplete or other-format folder of that name is replaced.
           fs.rmSync(request.dir, { recursive: true, force: true });

@@ -8,18 +8,38 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { SiteIndex } from '../model/site-index.ts';
+import type { RenderWorkerJob } from './render-worker.ts';
 
 /** Below this many pages to render, one process: a second Astro build costs ~5 s and ~500 MB. */
 export const SHARD_MIN_PAGES = 40_000;
+/**
+ * With a kept renderer (page-renderer.ts), a share is a worker thread instead: it starts in well
+ * under a second and holds little more than its copy of the index, so it pays from a few thousand pages.
+ */
+export const WORKER_MIN_PAGES = 2_000;
 /** At most this many processes: each holds an Astro build's memory. */
 export const MAX_SHARDS = 4;
 
 /** How many processes render `pages` pages on `cores` cores: `RENDER_SHARDS` forces a count. */
-export function shardCount(pages: number, env: NodeJS.ProcessEnv = process.env, cores = os.availableParallelism()): number {
+export function shardCount(pages: number, env: NodeJS.ProcessEnv = process.env, cores = os.availableParallelism(), minPages = SHARD_MIN_PAGES): number {
   const forced = Number(env.RENDER_SHARDS);
   if (Number.isInteger(forced) && forced >= 1) return Math.min(forced, Math.max(1, pages));
-  return pages >= SHARD_MIN_PAGES ? Math.min(cores, MAX_SHARDS) : 1;
+  return pages >= minPages ? Math.min(cores, MAX_SHARDS) : 1;
+}
+
+/**
+ * Renders `job.names`' profile pages in a worker thread with the kept renderer; resolves when all
+ * are written, rejects with the worker's error. `onProgress`: pages written so far.
+ */
+export function renderInWorker(job: RenderWorkerJob, onProgress: (rendered: number) => void = () => {}): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./render-worker.ts', import.meta.url), { workerData: job });
+    worker.on('message', (m: { rendered: number }) => onProgress(m.rendered));
+    worker.once('error', reject);
+    worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`a render worker stopped with exit code ${code}`))));
+  });
 }
 
 /** `names` in `count` contiguous parts of nearly equal size. */

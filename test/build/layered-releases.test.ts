@@ -61,7 +61,8 @@ describe('layered releases', () => {
 
     const layered = buildFixture(content, layeredDist, { SOURCE_DATE_EPOCH: '1768482000' });
     expect(layered.status, layered.stderr).toBe(0);
-    const whole = buildFixture(content, wholeDist, { SOURCE_DATE_EPOCH: '1768482000', RELEASE_LAYERS: '0' });
+    // The reference: a whole release, its pages rendered by `astro build` itself.
+    const whole = buildFixture(content, wholeDist, { SOURCE_DATE_EPOCH: '1768482000', RELEASE_LAYERS: '0', KEPT_RENDERER: '0' });
     expect(whole.status, whole.stderr).toBe(0);
     expect(served(wholeDist).info.layers).toBeUndefined();
     // The few pages were rendered with the code the shared build kept, not by a second `astro build`.

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { KEPT_FILE, KEPT_RENDERERS, keepRenderer, keepRendererIn, readKept } from '../../src/build/keep-renderer.ts';
+import { KEPT_FILE, KEPT_RENDERERS, KEPT_SERVER_DIR, keepRenderer, keepRendererIn, readKept } from '../../src/build/keep-renderer.ts';
 import { openRenderer, RendererUnavailable } from '../../src/build/page-renderer.ts';
 import { renderFingerprint } from '../../src/build/page-reuse.ts';
 import { releasePath, servedRelease } from '../../src/build/releases.ts';
@@ -148,6 +148,7 @@ describe('keeping the renderer', () => {
     fs.mkdirSync(path.join(server, '.prerender', 'chunks'), { recursive: true });
     fs.writeFileSync(path.join(server, '.prerender', 'prerender-entry.abc.mjs'), 'export {};');
     fs.writeFileSync(path.join(server, '.prerender', 'chunks', 'page.mjs'), 'export {};');
+    fs.writeFileSync(path.join(server, 'entry.mjs'), 'export {};');
 
     hook('astro:build:generated')({ logger: { warn: (m: string) => warnings.push(m) } });
     expect(fs.existsSync(store)).toBe(false);
@@ -161,7 +162,9 @@ describe('keeping the renderer', () => {
     expect(kept).toEqual(Array.from({ length: KEPT_RENDERERS }, (_, i) => `node-f${i + 2}`));
     const dir = path.join(store, kept.at(-1)!);
     expect(readKept(dir, { fingerprint: `f${KEPT_RENDERERS + 1}`, target: 'node' })).toMatchObject({ entry: 'prerender-entry.abc.mjs' });
-    expect(fs.readdirSync(dir).sort()).toEqual(['chunks', KEPT_FILE, 'prerender-entry.abc.mjs']);
+    expect(fs.readdirSync(dir).sort()).toEqual(['chunks', KEPT_FILE, 'prerender-entry.abc.mjs', KEPT_SERVER_DIR]);
+    // The server's code beside it, without the pre-render code a second time.
+    expect(fs.readdirSync(path.join(dir, KEPT_SERVER_DIR))).toEqual(['entry.mjs']);
     // Astro removes its folder after the hook: still there for it.
     expect(fs.existsSync(path.join(server, '.prerender', 'chunks', 'page.mjs'))).toBe(true);
     expect(warnings).toEqual([]);

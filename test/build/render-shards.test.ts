@@ -20,9 +20,9 @@ function tree(dir: string): Map<string, Buffer> {
   return files;
 }
 
-function build(shards: number) {
-  const dist = path.join(WORK, `shards-${shards}`, 'dist');
-  const r = buildFixture(FIXTURE, dist, { RENDER_SHARDS: String(shards), PROFILES_INCREMENTAL: '0' });
+function build(shards: number, env: Record<string, string> = {}) {
+  const dist = path.join(WORK, `shards-${shards}-${Object.values(env).join('-')}`, 'dist');
+  const r = buildFixture(FIXTURE, dist, { RENDER_SHARDS: String(shards), PROFILES_INCREMENTAL: '0', ...env });
   expect(r.status, `${r.stderr}${r.stdout}`).toBe(0);
   return { dist, stdout: r.stdout };
 }
@@ -43,16 +43,26 @@ describe('rendering in several processes', () => {
     expect(parts.flat()).toEqual(names);
   });
 
-  test('two processes build the same files as one, and leave nothing behind', () => {
+  test.each([
+    ['two processes running `astro build`', { KEPT_RENDERER: '0' }, 'with Astro in 2 processes'],
+    // The shared build of the same code kept its renderer (or rendered with one kept before).
+    ['two threads with the kept renderer', {}, 'with Astro\'s kept renderer in 2 threads'],
+  ])('%s build the same files as one, and leave nothing behind', (_, env, says) => {
     // The run's shared build rendered its few pages in one process.
     const one = sharedBuild();
-    const two = build(2);
-    expect(two.stdout).toContain('in 2 processes');
+    const two = build(2, env);
+    expect(two.stdout).toContain(says);
     const a = tree(path.join(one.dist, 'client'));
     const b = tree(path.join(two.dist, 'client'));
     expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
     for (const [file, bytes] of a) expect(b.get(file)!.equals(bytes), file).toBe(true);
     expect(a.has(path.join('p', 'kate.html'))).toBe(true);
+    // The server's code too: only the files' names, without the hashes of the chunks that name
+    // the folder they were built in.
+    const release = (dist: string) => path.join(`${dist}.releases`, servedRelease(dist)!);
+    const serverFiles = (dist: string) => [...tree(path.join(release(dist), 'server')).keys()].map((f) => f.replace(/_[\w-]{8}\.mjs$/, '_*.mjs')).sort();
+    expect(serverFiles(two.dist)).toEqual(serverFiles(one.dist));
+    expect(serverFiles(two.dist)).toContain('entry.mjs');
     // The link, and one release: no shard folder, no user files staged, no lock.
     expect(fs.readdirSync(path.dirname(two.dist)).sort()).toEqual(['dist', 'dist.releases']);
     expect(fs.readdirSync(`${two.dist}.releases`)).toEqual([servedRelease(two.dist)]);
