@@ -141,6 +141,11 @@ for (const n of sizes) {
   const floors: Awaited<ReturnType<typeof run>>[] = [];
   const colds: Awaited<ReturnType<typeof run>>[] = [];
   const hugos: Awaited<ReturnType<typeof runHugo>>[] = [];
+  // The first build of new code: \`astro build\` compiles the site (Vite), then renders and keeps
+  // what it compiled. The cold builds below render with that kept code, as every build does until
+  // the code changes again (src/build/page-renderer.ts).
+  const newCode = await run('cold build of new code', BUILD, { ...env, PROFILES_INCREMENTAL: '0', KEPT_RENDERER: '0' });
+  console.log(`cold build of new code (astro build): ${newCode.seconds.toFixed(1)} s, ${newCode.peakMb.toFixed(0)} MB`);
   for (let i = 0; i < (n <= 20_000 ? repeat : 1); i++) {
     floors.push(await run('floor', ['scripts/bench/build-floor.ts', content, path.join(WORK, `floor-${n}`)]));
     // A cold build: every file parsed, every page rendered (no cache or earlier build read).
@@ -171,7 +176,7 @@ for (const n of sizes) {
   fs.writeFileSync(edited, fs.readFileSync(edited, 'utf8').replace(/^displayName: .*$/m, 'displayName: "Edited for the benchmark"'));
   const one = await run('rebuild, one profile edited', BUILD, env);
   console.log(`rebuild, one profile edited: served after ${one.served.toFixed(1)} s, done in ${one.seconds.toFixed(1)} s`);
-  rows.push(`| ${n.toLocaleString('en')} | ${floor.seconds.toFixed(1)} s | ${floor.peakMb.toFixed(0)} MB | ${cold.seconds.toFixed(1)} s | ${cold.peakMb.toFixed(0)} MB | ${ratio.toFixed(1)}x | ${hugoCells} | ${again.served.toFixed(1)} s (${again.seconds.toFixed(1)} s) | ${one.served.toFixed(1)} s (${one.seconds.toFixed(1)} s) | ${one.peakMb.toFixed(0)} MB |`);
+  rows.push(`| ${n.toLocaleString('en')} | ${floor.seconds.toFixed(1)} s | ${floor.peakMb.toFixed(0)} MB | ${cold.seconds.toFixed(1)} s | ${cold.peakMb.toFixed(0)} MB | ${ratio.toFixed(1)}x | ${hugoCells} | ${newCode.seconds.toFixed(1)} s, ${newCode.peakMb.toFixed(0)} MB | ${again.served.toFixed(1)} s (${again.seconds.toFixed(1)} s) | ${one.served.toFixed(1)} s (${one.seconds.toFixed(1)} s) | ${one.peakMb.toFixed(0)} MB |`);
   builds[n] = dist;
   fs.rmSync(path.join(WORK, `floor-${n}`), { recursive: true, force: true });
 }
@@ -350,10 +355,10 @@ const LOOKUPS = '### Lookups';
 const buildPart = `### Builds
 
 ${machine}.
-Build times are wall time of the whole command (\`npm run build\`'s node flags); peak memory is the maximum RSS of the build process (Astro runs in it) plus that of its render processes. Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered); rebuilds: the validation cache and unchanged pages reused (a layered release with the kept renderer when few changed), timed until the new release is served (the build's \`servedMs\`: the latency of an edit), the whole command in brackets. ${hugo ? `Hugo ${hugo}: \`hugo --quiet -s SITE\` on the same profiles (../shared/anchors/hugo/mkhugo.mjs, not timed), from cold, in alternation with our cold build; its peak is its RSS high-water mark (VmHWM).` : 'No Hugo in this run (`hugo` not on PATH, or ../shared/anchors missing).'}
+Build times are wall time of the whole command (\`npm run build\`'s node flags); peak memory is the maximum RSS of the build process (Astro runs in it) plus that of its render processes. Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered), with the code the first build of this code kept (src/build/page-renderer.ts); "new code": the first cold build after a change of code, which runs \`astro build\` (\`KEPT_RENDERER=0\`); rebuilds: the validation cache and unchanged pages reused (a layered release with the kept renderer when few changed), timed until the new release is served (the build's \`servedMs\`: the latency of an edit), the whole command in brackets. ${hugo ? `Hugo ${hugo}: \`hugo --quiet -s SITE\` on the same profiles (../shared/anchors/hugo/mkhugo.mjs, not timed), from cold, in alternation with our cold build; its peak is its RSS high-water mark (VmHWM).` : 'No Hugo in this run (`hugo` not on PATH, or ../shared/anchors missing).'}
 
-| profiles | floor | floor peak | build | build peak | build / floor (median of pairs) | Hugo | Hugo peak | build / Hugo (median of pairs) | rebuild, no change: served (done) | rebuild, one edited: served (done) | its peak |
-|---|---|---|---|---|---|---|---|---|---|---|---|
+| profiles | floor | floor peak | build | build peak | build / floor (median of pairs) | Hugo | Hugo peak | build / Hugo (median of pairs) | cold build of new code, peak | rebuild, no change: served (done) | rebuild, one edited: served (done) | its peak |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 ${targetLines.length ? `\nTarget (cold builds at ${BUILD_TARGET.ratio}x of Hugo or less, peak below Hugo's): ${targetLines.join('; ')}.\n` : ''}`;
 const lookupPart = `${LOOKUPS}
