@@ -30,6 +30,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT, serve } from '../support/serve-build.ts';
 import { numberOption, parseCli, step } from '../../src/cli.ts';
+import { releasesDir } from '../../src/build/releases.ts';
 
 const cli = parseCli({
   name: 'bench',
@@ -144,11 +145,17 @@ for (const n of sizes) {
   // The first build of new code: \`astro build\` compiles the site (Vite), then renders and keeps
   // what it compiled. The cold builds below render with that kept code, as every build does until
   // the code changes again (src/build/page-renderer.ts).
+  // Every cold build starts from an empty output folder, removed before the clock starts, as Hugo's
+  // and the floor's are: otherwise it would also delete the releases of the build before (pruning),
+  // tens of thousands of files, beside its rendering.
+  const emptyDist = () => { for (const d of [dist, releasesDir(dist)]) fs.rmSync(d, { recursive: true, force: true }); };
+  emptyDist();
   const newCode = await run('cold build of new code', BUILD, { ...env, PROFILES_INCREMENTAL: '0', KEPT_RENDERER: '0' });
   console.log(`cold build of new code (astro build): ${newCode.seconds.toFixed(1)} s, ${newCode.peakMb.toFixed(0)} MB`);
   for (let i = 0; i < (n <= 20_000 ? repeat : 1); i++) {
     floors.push(await run('floor', ['scripts/bench/build-floor.ts', content, path.join(WORK, `floor-${n}`)]));
     // A cold build: every file parsed, every page rendered (no cache or earlier build read).
+    emptyDist();
     colds.push(await run('cold build', BUILD, { ...env, PROFILES_INCREMENTAL: '0' }));
     if (hugo) hugos.push(await runHugo(hugoSite));
     const h = hugos.at(-1);
@@ -355,7 +362,7 @@ const LOOKUPS = '### Lookups';
 const buildPart = `### Builds
 
 ${machine}.
-Build times are wall time of the whole command (\`npm run build\`'s node flags); peak memory is the maximum RSS of the build process (Astro runs in it) plus that of its render processes. Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered), with the code the first build of this code kept (src/build/page-renderer.ts); "new code": the first cold build after a change of code, which runs \`astro build\` (\`KEPT_RENDERER=0\`); rebuilds: the validation cache and unchanged pages reused (a layered release with the kept renderer when few changed), timed until the new release is served (the build's \`servedMs\`: the latency of an edit), the whole command in brackets. ${hugo ? `Hugo ${hugo}: \`hugo --quiet -s SITE\` on the same profiles (../shared/anchors/hugo/mkhugo.mjs, not timed), from cold, in alternation with our cold build; its peak is its RSS high-water mark (VmHWM).` : 'No Hugo in this run (`hugo` not on PATH, or ../shared/anchors missing).'}
+Build times are wall time of the whole command (\`npm run build\`'s node flags); peak memory is the maximum RSS of the build process (Astro runs in it) plus that of its render processes. Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered) into an empty output folder (as Hugo's and the floor's, emptied before the clock starts), with the code the first build of this code kept (src/build/page-renderer.ts); "new code": the first cold build after a change of code, which runs \`astro build\` (\`KEPT_RENDERER=0\`); rebuilds: the validation cache and unchanged pages reused (a layered release with the kept renderer when few changed), timed until the new release is served (the build's \`servedMs\`: the latency of an edit), the whole command in brackets. ${hugo ? `Hugo ${hugo}: \`hugo --quiet -s SITE\` on the same profiles (../shared/anchors/hugo/mkhugo.mjs, not timed), from cold, in alternation with our cold build; its peak is its RSS high-water mark (VmHWM).` : 'No Hugo in this run (`hugo` not on PATH, or ../shared/anchors missing).'}
 
 | profiles | floor | floor peak | build | build peak | build / floor (median of pairs) | Hugo | Hugo peak | build / Hugo (median of pairs) | cold build of new code, peak | rebuild, no change: served (done) | rebuild, one edited: served (done) | its peak |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|
