@@ -7,11 +7,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
 import { DEFAULT_SITE_URL, buildTimeFromEnv, deployTargetFromEnv, type DeployTarget, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/config.ts';
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
-import { linkPages, planPages, renderFingerprint, type PagePlan } from '../src/build/page-reuse.ts';
+import { linkPages, planPages, renderFingerprint, userInputKey, type PagePlan } from '../src/build/page-reuse.ts';
 import { layeredFiles, locator, maxLayeredFiles, type Layers } from '../src/build/layers.ts';
 import type { PublicUser } from '../src/schemas/api.ts';
 import { USERS_PATH } from '../src/api/handler.ts';
@@ -54,6 +55,13 @@ const USERS_DIR = `${USERS_PATH.replace(/^\//, '')}/`.replace(/\/+$/, '/');
 const OG_DIR = `${OG_IMAGES_PATH.replace(/^\//, '')}/`;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const started = performance.now();
+// `npm run build` caps the heap's growth (--heap-growing-percent, docs/scale.md "Memory of the
+// build") for rendering many pages. Until then V8's own growth is kept: validating and planning
+// hold the whole index and make much garbage beside it, and under the cap V8 marks and compacts
+// that index again and again (an edit at 100,000 profiles: 6-7 full collections against 3).
+// Set again below before many pages are rendered.
+const heapCap = process.execArgv.find((a) => a.startsWith('--heap-growing-percent='));
+if (heapCap && process.env.BUILD_HEAP_CAP !== 'always') v8.setFlagsFromString('--heap-growing-percent=0');
 const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
 
 // Each step says when it starts and how long it took, so a long build shows where it is.
@@ -124,7 +132,9 @@ await faultPoint('locked');
  */
 let saveValidationCache = () => {};
 async function validatedIndex() {
-  const { content, problems, warnings, saveCache } = await loadContentFast(contentDir, { cacheFile: validationCacheFile(root, contentDir), ignoreCache: !incremental, siteUrl, deferCacheWrite: true });
+  // BUILD_SETTLE_MS: the tests' hook to trust the stamps of files they wrote a moment before.
+  const settleMs = process.env.BUILD_SETTLE_MS ? Number(process.env.BUILD_SETTLE_MS) : undefined;
+  const { content, problems, warnings, saveCache, stamps } = await loadContentFast(contentDir, { cacheFile: validationCacheFile(root, contentDir), ignoreCache: !incremental, siteUrl, deferCacheWrite: true, settleMs });
   saveValidationCache = saveCache;
   for (const w of warnings) console.warn(`warning: ${formatProblem(w)}`);
   if (problems.length) {
@@ -134,10 +144,10 @@ async function validatedIndex() {
     console.error('Fix each line above (the hint says how), then run `npm run check` to try again quickly.');
     process.exit(1);
   }
-  return buildSiteIndex(content, { siteUrl, builtAt });
+  return { index: buildSiteIndex(content, { siteUrl, builtAt }), stamps };
 }
 
-const index = await step('Validating content', validatedIndex);
+const { index, stamps } = await step('Validating content', validatedIndex);
 await faultPoint('validated');
 
 // A plain dist/ folder from before releases becomes the first release; what dead builds left
@@ -158,18 +168,29 @@ await faultPoint('cleaned');
 // rendered (src/build/page-reuse.ts); PROFILES_INCREMENTAL=0 renders them all.
 const servedDir = served ? releasePath(distDir, served) : distDir;
 const servedLayout = buildLayout(servedDir);
-const servedLayers = served ? readReleaseInfo(distDir, served)?.layers : undefined;
+const servedInfo = served ? readReleaseInfo(distDir, served) : undefined;
+const servedLayers = servedInfo?.layers;
 // Where the served release holds each of its files (it may read some from others: layers.ts).
 const servedAt = locator(releasesDir(distDir), servedLayout.client, servedLayers);
 const servedFiles = (dir: string) => layeredFiles(releasesDir(distDir), servedLayout.client, servedLayers, dir);
 const fingerprint = renderFingerprint(root, siteUrl);
 const { plan, times, layers } = await step('Finding what changed', () => {
-  // Each user's JSON text made once, for the page key and the answer's hash, in a rebuild (which may be layered).
-  const json = incremental ? new Map(index.users.map((u) => [u, JSON.stringify(u)])) : undefined;
-  const plan = planPages(index, fingerprint, servedLayout.pageManifest, () => servedFiles('p/').map((f) => f.slice('p/'.length)), incremental, json && ((u) => json.get(u)!));
+  // Each user's JSON text made at most once, for the page key and the answer's hash, in a rebuild
+  // (which may be layered); not at all for a user whose inputs are those of the served release.
+  const json = new Map<PublicUser, string>();
+  const jsonOf = (u: PublicUser) => {
+    let text = json.get(u);
+    if (text === undefined) json.set(u, text = JSON.stringify(u));
+    return text;
+  };
+  const inputKeyOf = (u: PublicUser) => {
+    const stamp = stamps.get(u.username);
+    return stamp === undefined ? undefined : userInputKey(stamp, u);
+  };
+  const plan = planPages(index, fingerprint, servedLayout.pageManifest, () => servedFiles('p/').map((f) => f.slice('p/'.length)), incremental, incremental ? jsonOf : undefined, inputKeyOf);
   // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
   const times = new AnswerTimes(index.builtAt, servedLayout.answerTimes, !incremental);
-  return { plan, times, layers: layersOfThisBuild(plan, times, json) };
+  return { plan, times, layers: layersOfThisBuild(plan, times, jsonOf) };
 });
 
 /**
@@ -177,15 +198,20 @@ const { plan, times, layers } = await step('Finding what changed', () => {
  * code is the same (so are the bytes of every unchanged file), the target is the Node server (a
  * static host or Workers upload one folder, so theirs are whole), and few enough files changed.
  */
-function layersOfThisBuild(plan: PagePlan, times: AnswerTimes, json: Map<PublicUser, string> | undefined): Layers | undefined {
+function layersOfThisBuild(plan: PagePlan, times: AnswerTimes, jsonOf: (user: PublicUser) => string): Layers | undefined {
   if (!incremental || target !== 'node' || !served || !times.hasPrevious) return undefined;
   if (plan.reuse.length === 0 || process.env.RELEASE_LAYERS === '0') return undefined;
   // The same code as the served release (planPages compared the fingerprints), read once.
   const previousPages = plan.previousPages;
   if (!previousPages) return undefined;
   const layers: Layers = servedLayers ? { base: servedLayers.base, from: { ...servedLayers.from } } : { base: served, from: {} };
-  // The JSON text, not its bytes: the same hash, without a buffer per user.
-  for (const user of index.users) times.user(user.username, json?.get(user) ?? JSON.stringify(user));
+  // The same public user on the same date (accountAgeDays) has the same answer: its record is kept
+  // unhashed. Others are hashed as JSON text, not bytes: the same hash, without a buffer per user.
+  const sameDay = servedInfo?.builtAt.slice(0, 10) === index.builtAt.slice(0, 10);
+  for (const user of index.users) {
+    if (sameDay && plan.sameInputs.has(user.username) && times.keep(user.username)) continue;
+    times.user(user.username, jsonOf(user));
+  }
   for (const name of plan.render) layers.from[`p/${name}.html`] = releaseId;
   for (const name of times.changedUsers) layers.from[`${USERS_DIR}${name}`] = releaseId;
   const names = new Set(index.users.map((u) => u.username));
@@ -220,6 +246,7 @@ const [ownPages = [], ...otherPages] = splitPages([...plan.render], shardCount(p
 const shardPages = keptRenderer ? [] : otherPages;
 const workerPages = keptRenderer ? otherPages : [];
 handOverSiteIndex(index, new Set(ownPages));
+if (heapCap && plan.render.size >= WORKER_MIN_PAGES) v8.setFlagsFromString(heapCap);
 process.env.SITE_URL = siteUrl;
 // A build is always for production. Vite takes `import.meta.env`'s own names from the environment
 // where set, and vitest sets them (DEV=1, MODE=test, ...): the pages then pointed at the dev

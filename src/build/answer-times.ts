@@ -60,6 +60,20 @@ export class AnswerTimes {
     return result;
   }
 
+  /**
+   * Keeps the previous record of this user's answer, whose data the caller knows to be the same
+   * (the same public user on the same date: page-reuse.ts `sameInputs`), without hashing it; false
+   * when there is none. Later calls of `user` for this user answer from it.
+   */
+  keep(username: string): boolean {
+    if (this.#users.has(username)) return true;
+    const before = this.#previous?.users[username];
+    if (!before || !Object.hasOwn(this.#previous!.users, username)) return false;
+    this.#next.users[username] = before;
+    this.#users.set(username, { timestamp: before[1], changed: false });
+    return true;
+  }
+
   /** The `meta.timestamp` of the creators list's first page, given a hash of everything in it but its meta. */
   creators(hash: string): string {
     const before = this.#previous?.creators;

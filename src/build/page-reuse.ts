@@ -29,6 +29,23 @@ export interface PageManifest {
   fingerprint: string;
   /** username → `profilePageKey` of the page written for it. */
   pages: Record<string, string>;
+  /**
+   * username → `userInputKey` of the public user that key was made from, for users whose file's
+   * stamp proved its bytes: a later build with the same code and the same input key has the same
+   * public user, so it takes the key (and the answer's hash, answer-times.ts) without making the
+   * user's JSON and hashing it, twice, for each of 100,000 users.
+   */
+  inputs?: Record<string, string>;
+}
+
+/**
+ * What a public user is made of, besides the code and SITE_URL (the fingerprint) and the build's
+ * date (`accountAgeDays`): its profile file, by a stamp that proves its bytes (load.ts `stamps`),
+ * and what toPublicUser takes from elsewhere, the view count and the decoration.
+ */
+export function userInputKey(stamp: string, user: PublicUser): string {
+  const d = user.avatarDecoration;
+  return `${stamp}|${user.views}|${d ? `${d.id}\0${d.name}\0${d.file}` : ''}`;
 }
 
 /**
@@ -61,6 +78,8 @@ export interface PagePlan {
   manifest: PageManifest;
   /** The previous build's pages (username → key) when it was built by the same code; else undefined. */
   previousPages: Record<string, string> | undefined;
+  /** Users whose input key (userInputKey) is the previous build's, by the same code: the same public user. */
+  sameInputs: Set<string>;
 }
 
 /**
@@ -71,14 +90,29 @@ export function planPages(
   index: SiteIndex, fingerprint: string, previousManifestFile: string, previousPages: string | (() => Iterable<string>), enabled = true,
   /** Each user's JSON text, when the caller has it: the key hashes it (profilePageKey). */
   jsonOf?: (user: PublicUser) => string,
+  /** Each user's input key (userInputKey), where its file's stamp proves its bytes. */
+  inputKeyOf?: (user: PublicUser) => string | undefined,
 ): PagePlan {
-  const avatars = new Map(index.avatars);
-  const pages: Record<string, string> = Object.create(null);
-  for (const user of index.users) pages[user.username] = profilePageKey(user, avatars.get(user.username), jsonOf?.(user));
-  const manifest: PageManifest = { version: MANIFEST_VERSION, fingerprint, pages };
-
   const previous = enabled ? readPageManifest(previousManifestFile) : undefined;
   const usable = previous?.fingerprint === fingerprint ? previous.pages : undefined;
+  const usableInputs = usable && previous?.inputs;
+  const avatars = new Map(index.avatars);
+  const pages: Record<string, string> = Object.create(null);
+  const inputs: Record<string, string> = Object.create(null);
+  const sameInputs = new Set<string>();
+  for (const user of index.users) {
+    const name = user.username;
+    const input = inputKeyOf?.(user);
+    if (input !== undefined) inputs[name] = input;
+    if (input !== undefined && usableInputs && Object.hasOwn(usableInputs, name) && usableInputs[name] === input && Object.hasOwn(usable, name)) {
+      pages[name] = usable[name]!;
+      sameInputs.add(name);
+    } else {
+      pages[name] = profilePageKey(user, avatars.get(name), jsonOf?.(user));
+    }
+  }
+  const manifest: PageManifest = { version: MANIFEST_VERSION, fingerprint, pages, ...(inputKeyOf && { inputs }) };
+
   // One directory read instead of a stat per page: a page missing from the previous build (deleted
   // by hand, say) is rendered again.
   const existing = usable ? new Set(typeof previousPages === 'string' ? safeReaddir(previousPages) : previousPages()) : new Set<string>();
@@ -89,7 +123,7 @@ export function planPages(
     if (usable && Object.hasOwn(usable, name) && usable[name] === pages[name] && existing.has(`${name}.html`)) reuse.push(name);
     else render.add(name);
   }
-  return { render, reuse, manifest, previousPages: usable };
+  return { render, reuse, manifest, previousPages: usable, sameInputs };
 }
 
 /**
@@ -119,7 +153,8 @@ export function linkPages(names: readonly string[], fromDir: string | ((file: st
 export function readPageManifest(file: string): PageManifest | undefined {
   try {
     const m = JSON.parse(fs.readFileSync(file, 'utf8')) as PageManifest;
-    return m && m.version === MANIFEST_VERSION && typeof m.fingerprint === 'string' && m.pages && typeof m.pages === 'object' ? m : undefined;
+    return m && m.version === MANIFEST_VERSION && typeof m.fingerprint === 'string' && m.pages && typeof m.pages === 'object'
+      && (m.inputs === undefined || (m.inputs !== null && typeof m.inputs === 'object')) ? m : undefined;
   } catch {
     return undefined; // no previous build, or one from an older version: render everything
   }

@@ -52,15 +52,21 @@ export function loadContent(dir: string, site: SiteOptions = {}): LoadResult {
  * The same result as `loadContent`, for the build and `npm run check`: profile files whose bytes
  * are in the validation cache are not parsed again, and the rest are parsed on every core.
  */
-export async function loadContentFast(dir: string, options: ParseOptions & SiteOptions): Promise<LoadResult & { stats: ParseStats; saveCache: () => void }> {
+export async function loadContentFast(dir: string, options: ParseOptions & SiteOptions): Promise<LoadResult & {
+  stats: ParseStats; saveCache: () => void;
+  /** username → the stamp of its profile file, where it proves the bytes parsed (parseProfiles' `settledStamps`). */
+  stamps: Map<string, string>;
+}> {
   const scan = scanContent(dir);
-  const { parsed, stats, saveCache } = await parseProfiles(scan.profileFiles, options, (file) => scan.reader.read(file, YAML_LIMIT));
+  const { parsed, stats, saveCache, settledStamps } = await parseProfiles(scan.profileFiles, options, (file) => scan.reader.read(file, YAML_LIMIT));
+  const stamps = new Map<string, string>();
+  for (let i = 0; i < settledStamps.length; i++) if (settledStamps[i] !== undefined) stamps.set(scan.profileFiles[i]!.username, settledStamps[i]!);
   const views = new StampedFileCache<Record<string, number>>(options.cacheFile, 'views', options.ignoreCache);
   const creators = new StampedFileCache<Creator>(options.cacheFile, 'creators', options.ignoreCache);
   const result = assemble(scan, parsed, options, { views, creators });
   views.save();
   creators.save();
-  return { ...result, stats: { ...stats, viewsFromCache: views.hits > 0, creatorsFromCache: creators.hits }, saveCache };
+  return { ...result, stats: { ...stats, viewsFromCache: views.hits > 0, creatorsFromCache: creators.hits }, saveCache, stamps };
 }
 
 interface Scan {

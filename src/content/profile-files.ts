@@ -56,6 +56,11 @@ export interface ParseOptions {
   /** Worker threads for the files not in the cache; default: one per core when there are thousands of files. */
   workers?: number;
   /**
+   * How long before this run a file must have last changed for its stamp to prove its bytes to the
+   * next run (`settledStamps`); default RACY_MS. Tests set 0 to rebuild at once what they just wrote.
+   */
+  settleMs?: number;
+  /**
    * When few files changed, leave writing the cache to the caller (`saveCache` in the result): a
    * rebuild writes it after the new release is served, since at 100,000 profiles it is a second.
    */
@@ -112,13 +117,22 @@ const RACY_MS = 1000;
  * Parses every profile file, in the order given, with the cache and workers of `options`. `read`
  * reads a file in this thread (ContentReader: no links, size limits), so workers get text only.
  */
-export async function parseProfiles(files: readonly ProfileFile[], options: ParseOptions, read: (file: string) => ReadResult): Promise<{ parsed: ParsedProfile[]; stats: ParseStats; saveCache: () => void }> {
+export async function parseProfiles(files: readonly ProfileFile[], options: ParseOptions, read: (file: string) => ReadResult): Promise<{
+  parsed: ParsedProfile[]; stats: ParseStats; saveCache: () => void;
+  /**
+   * Each file's stamp (stampOf) where it proves the bytes parsed: the file was last changed well
+   * before this run began (RACY_MS), so any later write shows in its stamp. Undefined for the rest,
+   * and without a `cacheFile`. The build compares them with the served release's (page-reuse.ts).
+   */
+  settledStamps: (string | undefined)[];
+}> {
   const validator = options.cacheFile ? validatorFingerprint() : '';
   const cache = options.cacheFile && !options.ignoreCache ? readCache(options.cacheFile, validator) : undefined;
   const scannedAt = Date.now();
   const parsed: ParsedProfile[] = new Array(files.length);
   const hashes: string[] = new Array(files.length);
   const stamps: string[] = new Array(files.length);
+  const settledStamps: (string | undefined)[] = new Array(files.length);
   const todo: { i: number; username: string; file: string; source: string }[] = [];
   let readCount = 0;
   for (let i = 0; i < files.length; i++) {
@@ -130,6 +144,7 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
       const stat = stampOf(file);
       const hit = cache && stat && Object.hasOwn(cache.entries, username) ? cache.entries[username] : undefined;
       if (stat) stamps[i] = stat.stamp;
+      if (stat && stat.changedMs < scannedAt - (options.settleMs ?? RACY_MS)) settledStamps[i] = stat.stamp;
       if (hit && stat && hit[2] === stat.stamp && stat.changedMs < cache!.scannedAt - RACY_MS) {
         hashes[i] = hit[0];
         parsed[i] = hit[1];
@@ -181,7 +196,7 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
     // A big parse is written at once, so its results need not be held for the rest of the build.
     if (!options.deferCacheWrite || todo.length > files.length / 20) saveCache();
   }
-  return { parsed, stats: { files: files.length, fromCache: files.length - todo.length, read: readCount, workers }, saveCache: () => saveCache() };
+  return { parsed, stats: { files: files.length, fromCache: files.length - todo.length, read: readCount, workers }, saveCache: () => saveCache(), settledStamps };
 }
 
 async function parseInWorkers(

@@ -46,6 +46,22 @@ describe('answer times', () => {
     expect(third.changedUsers).toEqual([]);
   });
 
+  test('a record kept unhashed is the previous one; without one, nothing is kept', () => {
+    const file = recordFile();
+    const first = new AnswerTimes(T1);
+    first.user('alice', '{"a":1}');
+    first.write(file);
+    const second = new AnswerTimes(T2, file);
+    expect(second.keep('alice')).toBe(true);
+    expect(second.keep('bob')).toBe(false);
+    expect(second.keep('constructor')).toBe(false);
+    // Asked later (the user files' writer does), the kept answer: unchanged, first timestamp.
+    expect(second.user('alice', 'ignored: the record was kept')).toEqual({ timestamp: T1, changed: false });
+    expect(second.changedUsers).toEqual([]);
+    second.write(file);
+    expect(new AnswerTimes(T3, file).user('alice', '{"a":1}')).toEqual({ timestamp: T1, changed: false });
+  });
+
   test('a full build (previous ignored), a missing or foreign record: everything stamped anew', () => {
     const file = recordFile();
     const first = new AnswerTimes(T1);

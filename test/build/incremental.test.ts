@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { loadContent, loadContentFast } from '../../src/content/load.ts';
 import { formatProblem } from '../../src/content/problems.ts';
-import { linkPages, planPages, profilePageKey } from '../../src/build/page-reuse.ts';
+import { linkPages, planPages, profilePageKey, userInputKey } from '../../src/build/page-reuse.ts';
 import { prerenderedUserBody, userData } from '../../src/api/prerendered.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { recycleUserFiles, writeUserFiles } from '../../src/build/write-build.ts';
@@ -239,6 +239,36 @@ describe('reusing unchanged profile pages', () => {
     expect(planPages(idx, 'code-2', prev.manifestFile, prev.pagesDir).reuse).toEqual([]);
     expect(planPages(idx, 'code-1', prev.manifestFile, prev.pagesDir, false).reuse).toEqual([]);
     expect(planPages(idx, 'code-1', prev.manifestFile, prev.pagesDir).reuse).toHaveLength(idx.users.length);
+  });
+
+  test('a user whose inputs are the previous build\'s takes its key unmade; any other input makes it anew', () => {
+    const idx = index();
+    const stampOf = (name: string) => (name === 'carol' ? undefined : `stamp-${name}`);
+    const inputKeyOf = (u: (typeof idx.users)[number]) => { const s = stampOf(u.username); return s === undefined ? undefined : userInputKey(s, u); };
+    const first = planPages(idx, 'code-1', '/nonexistent', '/nonexistent', true, undefined, inputKeyOf);
+    expect(Object.keys(first.manifest.inputs!).sort()).toEqual(idx.users.map((u) => u.username).filter((n) => n !== 'carol').sort());
+    // Keys no hash could give: taken as they are only where the inputs prove the public user the same.
+    const pages = Object.fromEntries(Object.keys(first.manifest.pages).map((n) => [n, `kept-${n}`]));
+    const prev = previousBuild(pages, 'code-1');
+    fs.writeFileSync(prev.manifestFile, JSON.stringify({ ...first.manifest, pages }));
+    const made: string[] = [];
+    const jsonOf = (u: (typeof idx.users)[number]) => { made.push(u.username); return JSON.stringify(u); };
+    // alice's file changed (another stamp); bob's view count did; carol's stamp proves nothing.
+    const next = buildSiteIndex(loadContent(FIXTURE).content, ctx);
+    const bob = next.users.find((u) => u.username === 'bob')!;
+    bob.views += 1;
+    const plan = planPages(next, 'code-1', prev.manifestFile, prev.pagesDir, true, jsonOf,
+      (u) => (u.username === 'alice' ? userInputKey('stamp-alice-2', u) : inputKeyOf(u)));
+    expect(made.sort()).toEqual(['alice', 'bob', 'carol']);
+    expect([...plan.sameInputs].sort()).toEqual(next.users.map((u) => u.username).filter((n) => !['alice', 'bob', 'carol'].includes(n)).sort());
+    for (const name of plan.sameInputs) expect(plan.manifest.pages[name]).toBe(`kept-${name}`);
+    expect(plan.manifest.pages.bob).toBe(profilePageKey(bob, next.avatars.find(([n]) => n === 'bob')?.[1]));
+    expect([...plan.render].sort()).toEqual(['alice', 'bob', 'carol']);
+    // Other code: nothing taken, whatever the inputs.
+    expect(planPages(next, 'code-2', prev.manifestFile, prev.pagesDir, true, undefined, inputKeyOf).sameInputs.size).toBe(0);
+    // A decoration renamed is another input.
+    const decorated = next.users.find((u) => u.avatarDecoration)!;
+    expect(userInputKey('s', { ...decorated, avatarDecoration: { ...decorated.avatarDecoration!, name: 'Other' } })).not.toBe(userInputKey('s', decorated));
   });
 
   test('the page key follows what the page shows, not the account age', () => {

@@ -104,6 +104,47 @@ describe('layered releases', () => {
     expect((await get('/p/erin_99')).status).toBe(404);
   }, 60_000);
 
+  test('users whose files\' stamps and inputs are unchanged are taken from the served release, and it serves what a whole release would', () => {
+    const work = workDir('stamps');
+    made.push(work);
+    fs.rmSync(work, { recursive: true, force: true });
+    const content = path.join(work, 'content');
+    fs.cpSync(FIXTURE, content, { recursive: true });
+    const dist = path.join(work, 'dist');
+    // Stamps trusted at once (BUILD_SETTLE_MS=0): these files were written a moment ago.
+    const settled = { BUILD_SETTLE_MS: '0', SOURCE_DATE_EPOCH: '1768482000' };
+    const first = buildFixture(content, dist, settled);
+    expect(first.status, first.stderr).toBe(0);
+    const manifestOf = (d: string) => JSON.parse(fs.readFileSync(buildLayout(served(d).dir).pageManifest, 'utf8')) as { pages: Record<string, string>; inputs: Record<string, string> };
+    expect(Object.keys(manifestOf(dist).inputs).sort()).toEqual(Object.keys(manifestOf(dist).pages).sort());
+    // A key no hash gives, for carol: the next build keeps it only if it takes her unmade.
+    const manifestFile = buildLayout(served(dist).dir).pageManifest;
+    const tampered = manifestOf(dist);
+    tampered.pages.carol = 'taken-unmade';
+    fs.writeFileSync(manifestFile, JSON.stringify(tampered));
+    // bob's file edited; a view count changed for dave (stats/views.yaml): both made anew.
+    bobRenamed(content);
+    const views = path.join(content, 'stats', 'views.yaml');
+    fs.writeFileSync(views, fs.readFileSync(views, 'utf8').replace(/^dave: \d+$/m, 'dave: 424242'));
+
+    const second = buildFixture(content, dist, settled);
+    expect(second.status, second.stderr).toBe(0);
+    const next = manifestOf(dist);
+    expect(next.pages.carol).toBe('taken-unmade');
+    expect(next.pages.bob).not.toBe(tampered.pages.bob);
+    expect(next.pages.dave).not.toBe(tampered.pages.dave);
+    expect(served(dist).info.layers?.from).toMatchObject({ 'p/bob.html': served(dist).id, 'api/v1/users/dave': served(dist).id });
+
+    const whole = path.join(work, 'whole', 'dist');
+    const reference = buildFixture(content, whole, { SOURCE_DATE_EPOCH: '1768482000', PROFILES_INCREMENTAL: '0', KEPT_RENDERER: '0' });
+    expect(reference.status, reference.stderr).toBe(0);
+    // All three builds at the same time (SOURCE_DATE_EPOCH): the same bytes everywhere, user files' `meta` included.
+    const [ours, theirs] = [servedFiles(dist), servedFiles(whole)];
+    expect([...ours.keys()]).toEqual([...theirs.keys()]);
+    for (const [file, bytes] of theirs) expect(ours.get(file)!.equals(bytes), file).toBe(true);
+    expect(ours.get('api/v1/users/dave')!.toString()).toContain('"views":424242');
+  }, 120_000);
+
   test('layers over layers keep one base; the releases read from are never pruned', () => {
     const dist = copyOfSharedBuild('stacked');
     const base = served(dist).id;
