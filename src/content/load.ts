@@ -54,13 +54,11 @@ export function loadContent(dir: string, site: SiteOptions = {}): LoadResult {
  */
 export async function loadContentFast(dir: string, options: ParseOptions & SiteOptions): Promise<LoadResult & {
   stats: ParseStats; saveCache: () => void;
-  /** username → the stamp of its profile file, where it proves the bytes parsed (parseProfiles' `settledStamps`). */
+  /** username → the stamp of its profile file, where it proves the bytes parsed (parseProfiles' `stamps`). */
   stamps: Map<string, string>;
 }> {
   const scan = scanContent(dir);
-  const { parsed, stats, saveCache, settledStamps } = await parseProfiles(scan.profileFiles, options, (file) => scan.reader.read(file, YAML_LIMIT));
-  const stamps = new Map<string, string>();
-  for (let i = 0; i < settledStamps.length; i++) if (settledStamps[i] !== undefined) stamps.set(scan.profileFiles[i]!.username, settledStamps[i]!);
+  const { parsed, stats, saveCache, stamps } = await parseProfiles(scan.profileFiles, options, (file) => scan.reader.read(file, YAML_LIMIT));
   const views = new StampedFileCache<Record<string, number>>(options.cacheFile, 'views', options.ignoreCache);
   const creators = new StampedFileCache<Creator>(options.cacheFile, 'creators', options.ignoreCache);
   const result = assemble(scan, parsed, options, { views, creators });

@@ -57,7 +57,7 @@ export interface ParseOptions {
   workers?: number;
   /**
    * How long before this run a file must have last changed for its stamp to prove its bytes to the
-   * next run (`settledStamps`); default RACY_MS. Tests set 0 to rebuild at once what they just wrote.
+   * next run (`stamps` of the result); default RACY_MS. Tests set 0 to rebuild at once what they just wrote.
    */
   settleMs?: number;
   /**
@@ -120,11 +120,11 @@ const RACY_MS = 1000;
 export async function parseProfiles(files: readonly ProfileFile[], options: ParseOptions, read: (file: string) => ReadResult): Promise<{
   parsed: ParsedProfile[]; stats: ParseStats; saveCache: () => void;
   /**
-   * Each file's stamp (stampOf) where it proves the bytes parsed: the file was last changed well
-   * before this run began (RACY_MS), so any later write shows in its stamp. Undefined for the rest,
-   * and without a `cacheFile`. The build compares them with the served release's (page-reuse.ts).
+   * username → its file's stamp (stampOf), where that proves the bytes parsed: the file was last
+   * changed well before this run began (RACY_MS), so any later write shows in its stamp. None for
+   * the rest, and none without a `cacheFile`. The build compares them with the served release's (page-reuse.ts).
    */
-  settledStamps: (string | undefined)[];
+  stamps: Map<string, string>;
 }> {
   const validator = options.cacheFile ? validatorFingerprint() : '';
   const cache = options.cacheFile && !options.ignoreCache ? readCache(options.cacheFile, validator) : undefined;
@@ -132,7 +132,7 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
   const parsed: ParsedProfile[] = new Array(files.length);
   const hashes: string[] = new Array(files.length);
   const stamps: string[] = new Array(files.length);
-  const settledStamps: (string | undefined)[] = new Array(files.length);
+  const settledStamps = new Map<string, string>();
   const todo: { i: number; username: string; file: string; source: string }[] = [];
   let readCount = 0;
   for (let i = 0; i < files.length; i++) {
@@ -144,7 +144,7 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
       const stat = stampOf(file);
       const hit = cache && stat && Object.hasOwn(cache.entries, username) ? cache.entries[username] : undefined;
       if (stat) stamps[i] = stat.stamp;
-      if (stat && stat.changedMs < scannedAt - (options.settleMs ?? RACY_MS)) settledStamps[i] = stat.stamp;
+      if (stat && stat.changedMs < scannedAt - (options.settleMs ?? RACY_MS)) settledStamps.set(username, stat.stamp);
       if (hit && stat && hit[2] === stat.stamp && stat.changedMs < cache!.scannedAt - RACY_MS) {
         hashes[i] = hit[0];
         parsed[i] = hit[1];
@@ -196,7 +196,7 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
     // A big parse is written at once, so its results need not be held for the rest of the build.
     if (!options.deferCacheWrite || todo.length > files.length / 20) saveCache();
   }
-  return { parsed, stats: { files: files.length, fromCache: files.length - todo.length, read: readCount, workers }, saveCache: () => saveCache(), settledStamps };
+  return { parsed, stats: { files: files.length, fromCache: files.length - todo.length, read: readCount, workers }, saveCache: () => saveCache(), stamps: settledStamps };
 }
 
 async function parseInWorkers(
