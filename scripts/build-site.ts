@@ -12,7 +12,7 @@ import { DEFAULT_SITE_URL, buildTimeFromEnv, deployTargetFromEnv, type DeployTar
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
-import { linkPages, planPages, renderFingerprint, userInputKey, type PagePlan } from '../src/build/page-reuse.ts';
+import { goneNames, linkPages, planPages, renderFingerprint, userInputKey, type PagePlan } from '../src/build/page-reuse.ts';
 import { layeredFiles, locator, maxLayeredFiles, type Layers } from '../src/build/layers.ts';
 import type { PublicUser } from '../src/schemas/api.ts';
 import { USERS_PATH } from '../src/api/handler.ts';
@@ -202,8 +202,8 @@ function layersOfThisBuild(plan: PagePlan, times: AnswerTimes, jsonOf: (user: Pu
   if (!incremental || target !== 'node' || !served || !times.hasPrevious) return undefined;
   if (plan.reuse.length === 0 || process.env.RELEASE_LAYERS === '0') return undefined;
   // The same code as the served release (planPages compared the fingerprints), read once.
-  const previousPages = plan.previousPages;
-  if (!previousPages) return undefined;
+  const previousNames = plan.previousNames;
+  if (!previousNames) return undefined;
   const layers: Layers = servedLayers ? { base: servedLayers.base, from: { ...servedLayers.from } } : { base: served, from: {} };
   // The same public user on the same date (accountAgeDays) has the same answer: its record is kept
   // unhashed. Others are hashed as JSON text, not bytes: the same hash, without a buffer per user.
@@ -214,9 +214,8 @@ function layersOfThisBuild(plan: PagePlan, times: AnswerTimes, jsonOf: (user: Pu
   }
   for (const name of plan.render) layers.from[`p/${name}.html`] = releaseId;
   for (const name of times.changedUsers) layers.from[`${USERS_DIR}${name}`] = releaseId;
-  const names = new Set(index.users.map((u) => u.username));
-  for (const name of Object.keys(previousPages)) {
-    if (names.has(name)) continue;
+  const names = plan.manifest.names;
+  for (const name of goneNames(previousNames, names)) {
     layers.from[`p/${name}.html`] = null;
     layers.from[`${USERS_DIR}${name}`] = null;
   }

@@ -6,15 +6,21 @@
 import { hash } from 'node:crypto';
 import fs from 'node:fs';
 
-const VERSION = 1;
+const VERSION = 2;
 
 /** A hash of an answer's data, and the build time that data was first published with. */
 type Stamp = [hash: string, timestamp: string];
 
+/**
+ * In columns, as the page manifest is (page-reuse.ts): `names[i]`'s answer hashes to `hashes[i]`
+ * and was first published at `timestamps[at[i]]`. Few distinct times, each written once.
+ */
 interface AnswerTimesFile {
   version: number;
-  /** username → the stamp of `/api/v1/users/<username>`. */
-  users: Record<string, Stamp>;
+  names: string[];
+  hashes: string[];
+  at: number[];
+  timestamps: string[];
   /** The stamp of the creators list's first page. */
   creators?: Stamp;
 }
@@ -23,16 +29,26 @@ interface AnswerTimesFile {
 export const dataHash = (data: Uint8Array | string): string => hash('sha1', data, 'base64url');
 
 export class AnswerTimes {
-  readonly #previous: AnswerTimesFile | undefined;
-  readonly #next: AnswerTimesFile = { version: VERSION, users: Object.create(null) };
+  /** username → its previous stamp; a Map, so a user named `constructor` is only data. */
+  readonly #previous: Map<string, Stamp> | undefined;
+  #previousCreators: Stamp | undefined;
+  readonly #next = new Map<string, Stamp>();
+  #nextCreators: Stamp | undefined;
   readonly #builtAt: string;
   /** Users whose data is new or changed since the previous record (all of them without one). */
   readonly changedUsers: string[] = [];
+  readonly #changed = new Set<string>();
 
   /** `previousFile`: the served release's record; none (or `ignorePrevious`) stamps everything with `builtAt`. */
   constructor(builtAt: string, previousFile?: string, ignorePrevious = false) {
     this.#builtAt = builtAt;
-    this.#previous = previousFile && !ignorePrevious ? read(previousFile) : undefined;
+    const previous = previousFile && !ignorePrevious ? read(previousFile) : undefined;
+    if (previous) {
+      const { names, hashes, at, timestamps } = previous;
+      this.#previous = new Map();
+      for (let i = 0; i < names.length; i++) this.#previous.set(names[i]!, [hashes[i]!, timestamps[at[i]!]!]);
+      this.#previousCreators = previous.creators;
+    }
   }
 
   /** Whether there was a previous record to compare with. */
@@ -40,24 +56,23 @@ export class AnswerTimes {
     return this.#previous !== undefined;
   }
 
-  readonly #users = new Map<string, { timestamp: string; changed: boolean }>();
-
   /**
    * The `meta.timestamp` for this user's answer with this `data`, and whether the data changed;
    * noted for the next build. Asked again for the same user (in the same build), the same answer.
    */
   user(username: string, data: Uint8Array | string): { timestamp: string; changed: boolean } {
-    const known = this.#users.get(username);
-    if (known) return known;
+    const known = this.#next.get(username);
+    if (known) return { timestamp: known[1], changed: this.#changed.has(username) };
     const hash = dataHash(data);
-    const before = this.#previous?.users[username];
+    const before = this.#previous?.get(username);
     const changed = !before || before[0] !== hash;
     const timestamp = changed ? this.#builtAt : before[1];
-    if (changed) this.changedUsers.push(username);
-    this.#next.users[username] = [hash, timestamp];
-    const result = { timestamp, changed };
-    this.#users.set(username, result);
-    return result;
+    if (changed) {
+      this.changedUsers.push(username);
+      this.#changed.add(username);
+    }
+    this.#next.set(username, [hash, timestamp]);
+    return { timestamp, changed };
   }
 
   /**
@@ -66,31 +81,45 @@ export class AnswerTimes {
    * when there is none. Later calls of `user` for this user answer from it.
    */
   keep(username: string): boolean {
-    if (this.#users.has(username)) return true;
-    const before = this.#previous?.users[username];
-    if (!before || !Object.hasOwn(this.#previous!.users, username)) return false;
-    this.#next.users[username] = before;
-    this.#users.set(username, { timestamp: before[1], changed: false });
+    if (this.#next.has(username)) return true;
+    const before = this.#previous?.get(username);
+    if (!before) return false;
+    this.#next.set(username, before);
     return true;
   }
 
   /** The `meta.timestamp` of the creators list's first page, given a hash of everything in it but its meta. */
   creators(hash: string): string {
-    const before = this.#previous?.creators;
+    const before = this.#previousCreators;
     const timestamp = before && before[0] === hash ? before[1] : this.#builtAt;
-    this.#next.creators = [hash, timestamp];
+    this.#nextCreators = [hash, timestamp];
     return timestamp;
   }
 
   write(file: string): void {
-    fs.writeFileSync(file, JSON.stringify(this.#next));
+    const names: string[] = [];
+    const hashes: string[] = [];
+    const at: number[] = [];
+    const timestamps: string[] = [];
+    const timeAt = new Map<string, number>();
+    for (const [name, [hash, timestamp]] of this.#next) {
+      let t = timeAt.get(timestamp);
+      if (t === undefined) timeAt.set(timestamp, t = timestamps.push(timestamp) - 1);
+      names.push(name);
+      hashes.push(hash);
+      at.push(t);
+    }
+    const record: AnswerTimesFile = { version: VERSION, names, hashes, at, timestamps, ...(this.#nextCreators && { creators: this.#nextCreators }) };
+    fs.writeFileSync(file, JSON.stringify(record));
   }
 }
 
 function read(file: string): AnswerTimesFile | undefined {
   try {
     const f = JSON.parse(fs.readFileSync(file, 'utf8')) as AnswerTimesFile;
-    return f && f.version === VERSION && f.users && typeof f.users === 'object' ? f : undefined;
+    const column = (c: unknown) => Array.isArray(c) && c.length === f.names.length;
+    return f && f.version === VERSION && Array.isArray(f.names) && column(f.hashes) && column(f.at) && Array.isArray(f.timestamps)
+      && f.at.every((t) => typeof f.timestamps[t] === 'string') ? f : undefined;
   } catch {
     return undefined; // no previous release, or one from before: every answer is stamped anew
   }

@@ -31,12 +31,12 @@ export function walkContent(root: string): ContentTree {
     }
     const here: string[] = [];
     for (const e of entries) {
-      const file = path.join(dir, e.name);
       // Dirent types come from the folder listing (lstat where the file system does not say): a link is a link.
-      if (e.isSymbolicLink()) problems.push({ file, ...LINK_PROBLEM });
+      // The common case first, and no path made for it: a folder may list 100,000 profiles.
+      if (e.isFile()) { if (!e.name.startsWith('.')) here.push(e.name); }
+      else if (e.isSymbolicLink()) problems.push({ file: path.join(dir, e.name), ...LINK_PROBLEM });
       else if (e.isDirectory()) { if (e.name !== '.git') walk(path.join(rel, e.name)); }
-      else if (e.isFile()) { if (!e.name.startsWith('.')) here.push(e.name); }
-      else problems.push({ file, ...notRegularProblem(fileKind(e)) });
+      else problems.push({ file: path.join(dir, e.name), ...notRegularProblem(fileKind(e)) });
     }
     files.set(rel, here.sort());
   };

@@ -111,8 +111,9 @@ function scanContent(dir: string): Scan {
     const folder = path.join(dir, sub);
     const out: { id: string; file: string }[] = [];
     for (const name of listed(sub)) {
-      const file = path.join(folder, name);
-      const ext = path.extname(name);
+      // Joined by hand: the folder is absolute and normal, the name a plain one from its listing.
+      const file = `${folder}${path.sep}${name}`;
+      const ext = name.endsWith('.yaml') ? '.yaml' : path.extname(name);
       const id = name.slice(0, -ext.length || undefined);
       if (ext === '.yml') {
         problems.push({ file, message: 'content files end in `.yaml`', hint: `rename it to \`${id}.yaml\`` });

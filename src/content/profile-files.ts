@@ -14,6 +14,7 @@ import { ProfileSchema, type Profile } from '../schemas/index.ts';
 import type { ContentProblem } from './problems.ts';
 import type { ReadResult } from './read-file.ts';
 import { parseYamlFile } from './yaml-file.ts';
+import { RACY_MS, stampAt, stampFiles, stampOf, type Stamp } from './file-stamps.ts';
 
 /** A profile as the rest of the build sees it: validated, without its `private:` notes. */
 export type PublicProfile = Omit<Profile, 'private'>;
@@ -95,25 +96,6 @@ interface CacheFile {
 }
 
 /**
- * What identifies a file's bytes without reading them, as git's index does: inode, size, and the
- * modification and change times in nanoseconds. The change time cannot be set back by a user, so a
- * write that restores the old mtime still shows.
- */
-function stampOf(file: string): { stamp: string; changedMs: number } | undefined {
-  const st = fs.lstatSync(file, { bigint: true, throwIfNoEntry: false });
-  if (!st?.isFile()) return undefined;
-  const changed = st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs;
-  return { stamp: `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, changedMs: Number(changed / 1_000_000n) };
-}
-
-/**
- * A stamp is trusted only for files last changed well before the run that stored it began: a file
- * written in the same tick as that run could have a stamp that does not show the write (coarse
- * clocks; git calls this "racy"). One second of margin covers file systems with 1 s times.
- */
-const RACY_MS = 1000;
-
-/**
  * Parses every profile file, in the order given, with the cache and workers of `options`. `read`
  * reads a file in this thread (ContentReader: no links, size limits), so workers get text only.
  */
@@ -127,8 +109,13 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
   stamps: Map<string, string>;
 }> {
   const validator = options.cacheFile ? validatorFingerprint() : '';
-  const cache = options.cacheFile && !options.ignoreCache ? readCache(options.cacheFile, validator) : undefined;
+  // Before any stat, so a file written after one is never trusted for the stamp it had (RACY_MS).
   const scannedAt = Date.now();
+  // Many files are stamped in another thread while this one reads the cache: at 100,000 profiles
+  // each is about half a second.
+  const stamping = options.cacheFile ? stampFiles(files.map((f) => f.file)) : undefined;
+  const cache = options.cacheFile && !options.ignoreCache ? readCache(options.cacheFile, validator) : undefined;
+  const stamped = await stamping;
   const parsed: ParsedProfile[] = new Array(files.length);
   const hashes: string[] = new Array(files.length);
   const stamps: string[] = new Array(files.length);
@@ -141,7 +128,7 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
       // Unchanged by its stat since a run that validated it: not read at all. Only a regular file
       // (lstat: never through a link) that the walk of the folder found; its bytes, once read
       // through the safe reader, gave the cached result.
-      const stat = stampOf(file);
+      const stat: Stamp | undefined = stamped ? stampAt(stamped, i) : stampOf(file);
       const hit = cache && stat && Object.hasOwn(cache.entries, username) ? cache.entries[username] : undefined;
       if (stat) stamps[i] = stat.stamp;
       if (stat && stat.changedMs < scannedAt - (options.settleMs ?? RACY_MS)) settledStamps.set(username, stat.stamp);
@@ -244,6 +231,7 @@ function computeValidatorFingerprint(): string {
     ...fs.readdirSync(path.join(here, '..', 'schemas')).sort().map((f) => path.join(here, '..', 'schemas', f)),
     path.join(here, 'yaml-file.ts'),
     path.join(here, 'profile-files.ts'),
+    path.join(here, 'file-stamps.ts'),
     path.join(here, 'problems.ts'),
     path.join(here, 'read-file.ts'),
   ];

@@ -69,7 +69,7 @@ describe('answer times', () => {
     first.write(file);
     expect(new AnswerTimes(T2, file, true).user('alice', 'x').timestamp).toBe(T2);
     expect(new AnswerTimes(T2, `${file}.missing`).user('alice', 'x').timestamp).toBe(T2);
-    fs.writeFileSync(file, '{"version":0,"users":{"alice":["x","2020"]}}');
+    fs.writeFileSync(file, '{"version":0,"names":["alice"],"hashes":["x"],"at":[0],"timestamps":["2020"]}');
     expect(new AnswerTimes(T2, file).user('alice', 'x').timestamp).toBe(T2);
   });
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { loadContent, loadContentFast } from '../../src/content/load.ts';
 import { formatProblem } from '../../src/content/problems.ts';
-import { linkPages, planPages, profilePageKey, userInputKey } from '../../src/build/page-reuse.ts';
+import { goneNames, linkPages, manifestPages, planPages, profilePageKey, userInputKey, type PagePlan } from '../../src/build/page-reuse.ts';
 import { prerenderedUserBody, userData } from '../../src/api/prerendered.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { recycleUserFiles, writeUserFiles } from '../../src/build/write-build.ts';
@@ -208,15 +208,20 @@ describe('the validation cache and worker threads', () => {
 describe('reusing unchanged profile pages', () => {
   const index = () => buildSiteIndex(loadContent(FIXTURE).content, ctx);
 
-  function previousBuild(pages: Record<string, string>, fingerprint: string) {
+  /** A previous build: its page files, and a manifest of `pages` (username → key) in the build's column format. */
+  function previousBuild(pages: Record<string, string>, fingerprint: string, inputs?: Record<string, string>) {
     const dir = tempDir('incremental-pages-');
     const manifestFile = path.join(dir, 'page-manifest.json');
     const pagesDir = path.join(dir, 'p');
     fs.mkdirSync(pagesDir);
     for (const name of Object.keys(pages)) fs.writeFileSync(path.join(pagesDir, `${name}.html`), `<h1>${name}</h1>`);
-    fs.writeFileSync(manifestFile, JSON.stringify({ version: 1, fingerprint, pages }));
+    const names = Object.keys(pages).sort();
+    fs.writeFileSync(manifestFile, JSON.stringify({
+      version: 2, fingerprint, names, pages: names.map((n) => pages[n]), ...(inputs && { inputs: names.map((n) => inputs[n] ?? null) }),
+    }));
     return { manifestFile, pagesDir };
   }
+  const pagesOf = (plan: PagePlan) => Object.fromEntries(manifestPages(plan.manifest));
 
   test('only pages whose profile changed, or whose file is gone, are rendered', () => {
     const idx = index();
@@ -224,7 +229,7 @@ describe('reusing unchanged profile pages', () => {
     expect(fresh.reuse).toEqual([]);
     expect(fresh.render.size).toBe(idx.users.length);
 
-    const pages = { ...fresh.manifest.pages, alice: 'an older key' };
+    const pages = { ...pagesOf(fresh), alice: 'an older key' };
     const prev = previousBuild(pages, 'code-1');
     fs.rmSync(path.join(prev.pagesDir, 'bob.html'));
     const plan = planPages(idx, 'code-1', prev.manifestFile, prev.pagesDir);
@@ -234,7 +239,7 @@ describe('reusing unchanged profile pages', () => {
 
   test('other code, another SITE_URL (in the fingerprint) or PROFILES_INCREMENTAL=0 render everything', () => {
     const idx = index();
-    const { pages } = planPages(idx, 'code-1', '/nonexistent', '/nonexistent').manifest;
+    const pages = pagesOf(planPages(idx, 'code-1', '/nonexistent', '/nonexistent'));
     const prev = previousBuild(pages, 'code-1');
     expect(planPages(idx, 'code-2', prev.manifestFile, prev.pagesDir).reuse).toEqual([]);
     expect(planPages(idx, 'code-1', prev.manifestFile, prev.pagesDir, false).reuse).toEqual([]);
@@ -246,11 +251,11 @@ describe('reusing unchanged profile pages', () => {
     const stampOf = (name: string) => (name === 'carol' ? undefined : `stamp-${name}`);
     const inputKeyOf = (u: (typeof idx.users)[number]) => { const s = stampOf(u.username); return s === undefined ? undefined : userInputKey(s, u); };
     const first = planPages(idx, 'code-1', '/nonexistent', '/nonexistent', true, undefined, inputKeyOf);
-    expect(Object.keys(first.manifest.inputs!).sort()).toEqual(idx.users.map((u) => u.username).filter((n) => n !== 'carol').sort());
+    const firstInputs = Object.fromEntries(first.manifest.names.map((n, i) => [n, first.manifest.inputs![i]]).filter(([, input]) => input !== null));
+    expect(Object.keys(firstInputs).sort()).toEqual(idx.users.map((u) => u.username).filter((n) => n !== 'carol').sort());
     // Keys no hash could give: taken as they are only where the inputs prove the public user the same.
-    const pages = Object.fromEntries(Object.keys(first.manifest.pages).map((n) => [n, `kept-${n}`]));
-    const prev = previousBuild(pages, 'code-1');
-    fs.writeFileSync(prev.manifestFile, JSON.stringify({ ...first.manifest, pages }));
+    const pages = Object.fromEntries(first.manifest.names.map((n) => [n, `kept-${n}`]));
+    const prev = previousBuild(pages, 'code-1', firstInputs);
     const made: string[] = [];
     const jsonOf = (u: (typeof idx.users)[number]) => { made.push(u.username); return JSON.stringify(u); };
     // alice's file changed (another stamp); bob's view count did; carol's stamp proves nothing.
@@ -261,14 +266,41 @@ describe('reusing unchanged profile pages', () => {
       (u) => (u.username === 'alice' ? userInputKey('stamp-alice-2', u) : inputKeyOf(u)));
     expect(made.sort()).toEqual(['alice', 'bob', 'carol']);
     expect([...plan.sameInputs].sort()).toEqual(next.users.map((u) => u.username).filter((n) => !['alice', 'bob', 'carol'].includes(n)).sort());
-    for (const name of plan.sameInputs) expect(plan.manifest.pages[name]).toBe(`kept-${name}`);
-    expect(plan.manifest.pages.bob).toBe(profilePageKey(bob, next.avatars.find(([n]) => n === 'bob')?.[1]));
+    for (const name of plan.sameInputs) expect(pagesOf(plan)[name]).toBe(`kept-${name}`);
+    expect(pagesOf(plan).bob).toBe(profilePageKey(bob, next.avatars.find(([n]) => n === 'bob')?.[1]));
     expect([...plan.render].sort()).toEqual(['alice', 'bob', 'carol']);
     // Other code: nothing taken, whatever the inputs.
     expect(planPages(next, 'code-2', prev.manifestFile, prev.pagesDir, true, undefined, inputKeyOf).sameInputs.size).toBe(0);
     // A decoration renamed is another input.
     const decorated = next.users.find((u) => u.avatarDecoration)!;
     expect(userInputKey('s', { ...decorated, avatarDecoration: { ...decorated.avatarDecoration!, name: 'Other' } })).not.toBe(userInputKey('s', decorated));
+  });
+
+  test('a manifest out of username order only costs renders: nothing is taken from another user', () => {
+    const idx = index();
+    const keys = pagesOf(planPages(idx, 'code-1', '/nonexistent', '/nonexistent'));
+    const prev = previousBuild(keys, 'code-1');
+    const record = JSON.parse(fs.readFileSync(prev.manifestFile, 'utf8'));
+    // Reversed columns: a merge over sorted lists finds at most one entry; each found is the user's own.
+    record.names.reverse();
+    record.pages.reverse();
+    fs.writeFileSync(prev.manifestFile, JSON.stringify(record));
+    const plan = planPages(idx, 'code-1', prev.manifestFile, prev.pagesDir);
+    expect(plan.reuse.length + plan.render.size).toBe(idx.users.length);
+    for (const name of plan.reuse) expect(keys[name]).toBe(pagesOf(plan)[name]);
+    expect(plan.render.size).toBeGreaterThan(0);
+    // Columns of other lengths: not a manifest.
+    fs.writeFileSync(prev.manifestFile, JSON.stringify({ ...record, pages: record.pages.slice(1) }));
+    expect(planPages(idx, 'code-1', prev.manifestFile, prev.pagesDir).reuse).toEqual([]);
+  });
+
+  test('gone names: those of the previous build missing now, whatever the order', () => {
+    expect(goneNames(['a', 'b', 'c', 'd'], ['a', 'c', 'e'])).toEqual(['b', 'd']);
+    expect(goneNames(['a', 'b'], [])).toEqual(['a', 'b']);
+    expect(goneNames([], ['a'])).toEqual([]);
+    // Out of order: the merge would call them all gone; the Set says which are.
+    expect(goneNames(['d', 'c', 'b', 'a'], ['c', 'a'])).toEqual(['d', 'b']);
+    expect(goneNames(['a', 'b', 'c'], ['c', 'b', 'a'])).toEqual([]);
   });
 
   test('the page key follows what the page shows, not the account age', () => {

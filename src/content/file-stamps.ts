@@ -1,0 +1,73 @@
+// What identifies a file's bytes without reading them, as git's index does, and the stamps of many
+// files taken in a worker thread (file-stamps-worker.ts) while the caller does other work.
+import fs from 'node:fs';
+import { Worker } from 'node:worker_threads';
+
+export interface Stamp {
+  /** Inode, size, and the modification and change times in nanoseconds. */
+  stamp: string;
+  /** The later of the two times, in ms. */
+  changedMs: number;
+}
+
+/**
+ * The stamp of a regular file (lstat: never through a link), or undefined. The change time cannot
+ * be set back by a user, so a write that restores the old mtime still shows.
+ */
+export function stampOf(file: string): Stamp | undefined {
+  const st = fs.lstatSync(file, { bigint: true, throwIfNoEntry: false });
+  if (!st?.isFile()) return undefined;
+  const changed = st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs;
+  return { stamp: `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, changedMs: Number(changed / 1_000_000n) };
+}
+
+/**
+ * A stamp is trusted only for files last changed well before the run that stored it began: a file
+ * written in the same tick as that run could have a stamp that does not show the write (coarse
+ * clocks; git calls this "racy"). One second of margin covers file systems with 1 s times.
+ */
+export const RACY_MS = 1000;
+
+/** Below this many files a thread costs more (its start, the lists sent) than it saves. */
+export const STAMP_WORKER_MIN = 10_000;
+
+/** The stamps of many files, in columns (a list of objects costs more to pass between threads): null for a file that is not a regular one. */
+export interface StampList {
+  stamps: (string | null)[];
+  changedMs: Float64Array;
+}
+
+/** Entry `i` of a StampList as stampOf gives it. */
+export const stampAt = (list: StampList, i: number): Stamp | undefined => {
+  const stamp = list.stamps[i];
+  return stamp === null || stamp === undefined ? undefined : { stamp, changedMs: list.changedMs[i]! };
+};
+
+/** The columns of `stampOf` for each of `files`, in this thread. */
+export function stampList(files: readonly string[]): StampList {
+  const stamps: (string | null)[] = new Array(files.length);
+  const changedMs = new Float64Array(files.length);
+  for (let i = 0; i < files.length; i++) {
+    const s = stampOf(files[i]!);
+    stamps[i] = s ? s.stamp : null;
+    changedMs[i] = s ? s.changedMs : 0;
+  }
+  return { stamps, changedMs };
+}
+
+/**
+ * The stamps of `files`, in order, taken in a worker thread when there are many; resolves to
+ * undefined for few files, or when the thread failed: the caller then stamps each file itself.
+ */
+export function stampFiles(files: readonly string[]): Promise<StampList | undefined> {
+  if (files.length < STAMP_WORKER_MIN) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const worker = new Worker(new URL('./file-stamps-worker.ts', import.meta.url), { workerData: { files } });
+    worker.once('message', (list: StampList) => {
+      resolve(list.stamps.length === files.length ? list : undefined);
+      void worker.terminate();
+    });
+    worker.once('error', () => resolve(undefined));
+    worker.once('exit', () => resolve(undefined));
+  });
+}
