@@ -51,16 +51,23 @@ export function locator(releasesDir: string, ownClient: string, layers: Layers |
   };
 }
 
-/** The names of the files of one layered folder (`dir` as in LAYERED_DIRS, any depth) as the release sees them. */
+/**
+ * The names of the files of one layered folder (`dir` as in LAYERED_DIRS, any depth) as the release
+ * sees them, in no particular order.
+ */
 export function layeredFiles(releasesDir: string, ownClient: string, layers: Layers | undefined, dir: string): string[] {
-  const files = layers ? listBase(path.join(releasesDir, layers.base, 'client', dir)) : listFiles(path.join(ownClient, dir));
-  const names = new Set(files.map((f) => `${dir}${f}`));
-  for (const [file, id] of Object.entries(layers?.from ?? {})) {
+  if (!layers) return listFiles(path.join(ownClient, dir)).map((f) => `${dir}${f}`);
+  // The base's files but those this release removes or takes from elsewhere, then those: a few
+  // changes to 100,000 names, so no Set of all of them.
+  const changed = new Set<string>();
+  const added: string[] = [];
+  for (const [file, id] of Object.entries(layers.from)) {
     if (!file.startsWith(dir)) continue;
-    if (id === null) names.delete(file);
-    else names.add(file);
+    changed.add(file);
+    if (id !== null) added.push(file);
   }
-  return [...names];
+  const base = listBase(path.join(releasesDir, layers.base, 'client', dir), dir);
+  return changed.size ? [...base.filter((f) => !changed.has(f)), ...added] : [...base];
 }
 
 /** Every file of a release (relative to `client/`, with `/`), those it reads from other releases included. */
@@ -93,12 +100,13 @@ export function listFiles(dir: string): string[] {
 }
 
 /**
- * A base release's files of a layered folder, listed once per process: a base is a whole release,
- * never written again, and a build lists its pages twice (page reuse, `_headers`).
+ * A base release's files of a layered folder, each with `prefix`, listed once per process: a base
+ * is a whole release, never written again, and a build lists its pages twice (page reuse, `_headers`).
  */
 const baseListings = new Map<string, string[]>();
-function listBase(dir: string): string[] {
-  let files = baseListings.get(dir);
-  if (!files) baseListings.set(dir, files = listFiles(dir));
+function listBase(dir: string, prefix: string): string[] {
+  const key = `${dir}\0${prefix}`;
+  let files = baseListings.get(key);
+  if (!files) baseListings.set(key, files = listFiles(dir).map((f) => `${prefix}${f}`));
   return files;
 }
