@@ -128,9 +128,13 @@ export function previewImage(
   avatarsDir: string,
   avatarFile: string | undefined,
 ): PreviewImage {
-  const size = avatarFile === undefined ? undefined : avatarImageSize(avatarsDir, avatarFile);
-  if (avatarFile && size && Math.min(size.width, size.height) >= MIN_PREVIEW_SIZE) {
-    return { url: `${siteUrl}/media/avatars/${encodeURIComponent(avatarFile)}`, generated: false, ...size };
-  }
+  const size = avatarPreviewSize(avatarsDir, avatarFile);
+  if (avatarFile && size) return { url: `${siteUrl}/media/avatars/${encodeURIComponent(avatarFile)}`, generated: false, ...size };
   return generatedPreview(siteUrl, user.username, user.displayName);
+}
+
+/** The size of the avatar when it can be the preview itself (previewImage), else undefined: the preview is generated. */
+export function avatarPreviewSize(avatarsDir: string, avatarFile: string | undefined): ImageSize | undefined {
+  const size = avatarFile === undefined ? undefined : avatarImageSize(avatarsDir, avatarFile);
+  return size && Math.min(size.width, size.height) >= MIN_PREVIEW_SIZE ? size : undefined;
 }
