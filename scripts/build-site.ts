@@ -12,8 +12,8 @@ import { DEFAULT_SITE_URL, buildTimeFromEnv, deployTargetFromEnv, type DeployTar
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
-import { goneNames, linkPages, planPages, renderFingerprint, userInputKey, type PagePlan } from '../src/build/page-reuse.ts';
-import { layeredFiles, locator, maxLayeredFiles, type Layers } from '../src/build/layers.ts';
+import { goneNames, linkPages, planPages, profilePageKey, readPageManifest, renderFingerprint, userInputKey, type PagePlan } from '../src/build/page-reuse.ts';
+import { isLayered, layeredFiles, listFiles, locator, maxLayeredFiles, releaseFiles, type Layers } from '../src/build/layers.ts';
 import type { PublicUser } from '../src/schemas/api.ts';
 import { USERS_PATH } from '../src/api/handler.ts';
 import { OG_IMAGES_PATH } from '../src/ui/og-image.ts';
@@ -24,7 +24,13 @@ import { openRenderer, RendererUnavailable, type PageRenderer } from '../src/bui
 import { AnswerTimes } from '../src/build/answer-times.ts';
 import { buildSiteIndex } from '../src/model/site-index.ts';
 import { writeProfilePreviews } from '../src/ui/og-image-png.ts';
-import { recycleUserFiles, removeTrees, writeApiFiles, writeUserFiles } from '../src/build/write-build.ts';
+import { recycleUserFiles, removeTrees, writeApiFiles, writeEditFiles, writeUserFiles } from '../src/build/write-build.ts';
+import { planEdit, type EditPlan } from '../src/build/edit-path.ts';
+import { keptIndexOf, othersDigestNow, readKeptIndex, writeKeptIndex, type KeptIndex } from '../src/build/kept-index.ts';
+import { exampleUser } from '../src/api/openapi.ts';
+import { previewFileOf } from '../src/ui/og-image.ts';
+import { writePreviewImages } from '../src/ui/og-image-png.ts';
+import { siteSitemap } from '../src/ui/sitemap.ts';
 import { BuildLockHeld, acquireBuildLock, type BuildLock } from '../src/build/build-lock.ts';
 import { checkFaults, faultPoint } from '../src/build/faults.ts';
 import {
@@ -131,9 +137,11 @@ await faultPoint('locked');
  * unless few files changed: then the validation cache is written after the switch (`saveCache`).
  */
 let saveValidationCache = () => {};
+// BUILD_SETTLE_MS: the tests' hook to trust the stamps of files they wrote a moment before.
+const settleMs = process.env.BUILD_SETTLE_MS ? Number(process.env.BUILD_SETTLE_MS) : undefined;
 async function validatedIndex() {
-  // BUILD_SETTLE_MS: the tests' hook to trust the stamps of files they wrote a moment before.
-  const settleMs = process.env.BUILD_SETTLE_MS ? Number(process.env.BUILD_SETTLE_MS) : undefined;
+  // The files outside profiles/ stamped before they are read, for the next build's edit path (kept-index.ts).
+  const others = target === 'node' ? othersDigestNow(contentDir, settleMs) : undefined;
   const { content, problems, warnings, saveCache, stamps } = await loadContentFast(contentDir, { cacheFile: validationCacheFile(root, contentDir), ignoreCache: !incremental, siteUrl, deferCacheWrite: true, settleMs });
   saveValidationCache = saveCache;
   for (const w of warnings) console.warn(`warning: ${formatProblem(w)}`);
@@ -144,11 +152,88 @@ async function validatedIndex() {
     console.error('Fix each line above (the hint says how), then run `npm run check` to try again quickly.');
     process.exit(1);
   }
-  return { index: buildSiteIndex(content, { siteUrl, builtAt }), stamps };
+  const decorationEntries = [...content.decorations.values()].map((d): [string, string, string] => [d.id, d.name, d.file]);
+  return { index: buildSiteIndex(content, { siteUrl, builtAt }), stamps, others, decorationEntries, warnings: warnings.map((w) => formatProblem(w)) };
 }
 
-const { index, stamps } = await step('Validating content', validatedIndex);
+const fingerprint = renderFingerprint(root, siteUrl);
+// The pages are rendered with the code the last `astro build` of the same code kept
+// (src/build/page-renderer.ts), without its seconds of bundling and on every core in one process;
+// the first build of new code runs `astro build`, and keeps its own.
+const keptKey = { fingerprint, target };
+const keptDir = rendererDir(root, keptKey);
+const edit = await editBuild();
+const whole = edit ? undefined : await step('Validating content', validatedIndex);
+const index = edit ? edit.plan.index : whole!.index;
+const stamps = edit ? edit.plan.stamps : whole!.stamps;
+if (edit) for (const w of edit.plan.kept.warnings) console.warn(`warning: ${w}`);
 await faultPoint('validated');
+
+/**
+ * An edit build (src/build/edit-path.ts) when this one can be: few profiles changed in place since
+ * the served release, which the same code built today; its pages then rendered with the kept
+ * renderer. Else undefined, and the build reads every profile.
+ */
+async function editBuild(): Promise<{ plan: EditPlan; renderer: PageRenderer; pages: PagePlan; times: AnswerTimes } | undefined> {
+  if (!incremental || target !== 'node' || ['EDIT_PATH', 'RELEASE_LAYERS', 'KEPT_RENDERER'].some((name) => process.env[name] === '0')) return undefined;
+  const id = servedRelease(distDir);
+  if (!id) return undefined;
+  const layout = buildLayout(releasePath(distDir, id));
+  const info = readReleaseInfo(distDir, id);
+  if (!info) return undefined;
+  const at = locator(releasesDir(distDir), layout.client, info.layers);
+  const readServed = (file: string) => {
+    const dir = at(file);
+    try { return dir === null ? undefined : fs.readFileSync(path.join(dir, file)); } catch { return undefined; }
+  };
+  let why = '';
+  const made = await step('Finding the changed profiles', async () => {
+    const plan = await planEdit({ contentDir, kept: readKeptIndex(layout.keptIndex), fingerprint, builtAt, siteUrl, cacheFile: validationCacheFile(root, contentDir), readServed, settleMs });
+    if ('reason' in plan) return void (why = plan.reason);
+    const layered = Object.keys(info.layers?.from ?? {}).length;
+    if (layered + 3 * plan.changed.length > maxLayeredFiles(plan.kept.names.length)) return void (why = 'the served release holds too many changes: a whole release is due');
+    const pages = editPages(plan, layout.pageManifest, layout.answerTimes);
+    if ('reason' in pages) return void (why = pages.reason);
+    const renderer = await openKeptRenderer();
+    if (!renderer) return void (why = 'no kept renderer');
+    return { plan, renderer, ...pages };
+  });
+  if (!made) console.log(`  (every profile is read: ${why})`);
+  return made;
+}
+
+/** The pages to render and the answer times of an edit build, from the served release's records. */
+function editPages(edit: EditPlan, manifestFile: string, answerTimesFile: string): { pages: PagePlan; times: AnswerTimes } | { reason: string } {
+  const manifest = readPageManifest(manifestFile);
+  const { kept } = edit;
+  if (!manifest || manifest.fingerprint !== fingerprint || manifest.names.length !== kept.names.length) return { reason: 'the served release\'s page manifest is not this code\'s' };
+  // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
+  const times = new AnswerTimes(edit.index.builtAt, answerTimesFile);
+  const changed = new Map(edit.changed.map((u) => [u.username, u]));
+  const pages = [...manifest.pages];
+  const inputs = manifest.inputs ? [...manifest.inputs] : manifest.names.map(() => null);
+  const render = new Set<string>();
+  const reuse: string[] = [];
+  for (let i = 0; i < manifest.names.length; i++) {
+    const name = manifest.names[i]!;
+    if (name !== kept.names[i]) return { reason: 'the served release\'s page manifest names other profiles' };
+    const user = changed.get(name);
+    if (!user) {
+      if (!times.keep(name)) return { reason: `the served release has no answer time for ${name}` };
+      reuse.push(name);
+      continue;
+    }
+    const json = JSON.stringify(user);
+    const stamp = edit.stamps.get(name);
+    inputs[i] = stamp === undefined ? null : userInputKey(stamp, user);
+    const key = profilePageKey(user, kept.avatars[i] ?? undefined, json);
+    if (key === pages[i]) reuse.push(name);
+    else render.add(name);
+    pages[i] = key;
+    times.user(name, json);
+  }
+  return { pages: { render, reuse, manifest: { ...manifest, pages, inputs }, previousNames: manifest.names, sameInputs: new Set() }, times };
+}
 
 // A plain dist/ folder from before releases becomes the first release; what dead builds left
 // (half-written releases, a temporary link) is removed, and so are the releases this build prunes.
@@ -173,8 +258,7 @@ const servedLayers = servedInfo?.layers;
 // Where the served release holds each of its files (it may read some from others: layers.ts).
 const servedAt = locator(releasesDir(distDir), servedLayout.client, servedLayers);
 const servedFiles = (dir: string) => layeredFiles(releasesDir(distDir), servedLayout.client, servedLayers, dir);
-const fingerprint = renderFingerprint(root, siteUrl);
-const { plan, times, layers } = await step('Finding what changed', () => {
+const { plan, times, layers } = edit ? { plan: edit.pages, times: edit.times, layers: editLayers(edit.pages, edit.times) } : await step('Finding what changed', () => {
   // Each user's JSON text made at most once, for the page key and the answer's hash, in a rebuild
   // (which may be layered); not at all for a user whose inputs are those of the served release.
   const json = new Map<PublicUser, string>();
@@ -221,12 +305,17 @@ function layersOfThisBuild(plan: PagePlan, times: AnswerTimes, jsonOf: (user: Pu
   }
   return Object.keys(layers.from).length <= maxLayeredFiles(index.users.length) ? layers : undefined;
 }
-// The pages are rendered with the code the last `astro build` of the same code kept
-// (src/build/page-renderer.ts), without its seconds of bundling and on every core in one process;
-// the first build of new code runs `astro build`, and keeps its own.
-const keptKey = { fingerprint, target };
-const keptDir = rendererDir(root, keptKey);
-const keptRenderer = target === 'node' && process.env.KEPT_RENDERER !== '0' ? await openKeptRenderer() : undefined;
+/** An edit build's layers: the served release's, and the changed pages and answers of this one. */
+function editLayers(plan: PagePlan, times: AnswerTimes): Layers {
+  const layers: Layers = servedLayers ? { base: servedLayers.base, from: { ...servedLayers.from } } : { base: served!, from: {} };
+  for (const name of plan.render) layers.from[`p/${name}.html`] = releaseId;
+  for (const name of times.changedUsers) layers.from[`${USERS_DIR}${name}`] = releaseId;
+  return layers;
+}
+
+/** How many profiles this build has: an edit build's index holds the changed ones only. */
+const userCount = edit ? edit.plan.kept.names.length : index.users.length;
+const keptRenderer = edit?.renderer ?? (target === 'node' && process.env.KEPT_RENDERER !== '0' ? await openKeptRenderer() : undefined);
 if (!keptRenderer && target === 'node') keepRendererIn({ ...keptKey, dir: keptDir });
 
 async function openKeptRenderer(): Promise<PageRenderer | undefined> {
@@ -268,7 +357,7 @@ let shards: Promise<ShardResult[]> = Promise.resolve([]);
 let ownRender: Promise<unknown> = Promise.resolve();
 try {
   const processes = shardPages.length ? ` in ${shardPages.length + 1} processes` : workerPages.length ? ` in ${workerPages.length + 1} threads` : '';
-  const shardResults = await step(`Rendering ${plan.render.size} of ${index.users.length} profile pages with Astro${keptRenderer ? '\'s kept renderer' : ''}${processes} (and writing the API files)`, async () => {
+  const shardResults = await step(`Rendering ${plan.render.size} of ${userCount} profile pages with Astro${keptRenderer ? '\'s kept renderer' : ''}${processes} (and writing the API files)`, async () => {
     // Progress every 5 s while pages render: a 100,000-profile build renders for a minute or two.
     const shardDone = [...shardPages, ...workerPages].map(() => 0);
     let reported = false;
@@ -281,7 +370,7 @@ try {
     try {
       shards = Promise.all(shardPages.map((render, k) => runShard(root, { index, render }, shardDir(k + 1), k + 1, (n) => { shardDone[k] = n; })));
       ownRender = keptRenderer
-        ? renderWithKept(keptRenderer, fresh, ownPages, workerPages, (k, n) => { shardDone[k] = n; })
+        ? (edit ? renderEdit(keptRenderer, fresh, ownPages, edit.plan) : renderWithKept(keptRenderer, fresh, ownPages, workerPages, (k, n) => { shardDone[k] = n; }))
         // Imported here: loading Astro's build takes 1-4 s, which a rebuild with the kept renderer skips.
         : import('astro').then(({ build }) => build({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' }));
       await faultPoint('rendering', runningShards.size ? `render shards: ${[...runningShards].join(' ')}` : '');
@@ -307,7 +396,21 @@ try {
   }
   // Link previews for profiles whose avatar crawlers cannot use (src/ui/og-image.ts); before the
   // API files, whose _headers is made from every file of the build.
+  let previewsChanged = false;
   const previews = await step('Writing preview images', async () => {
+    if (edit && layers) {
+      // Which previews the release uses, from the kept column: those of the changed profiles are written if new.
+      const had = new Set(servedFiles(OG_DIR));
+      const used = new Set<string>();
+      for (const file of edit.plan.kept.previews) if (file !== null) used.add(`${OG_DIR}${file}`);
+      const avatarOf = new Map(index.avatars);
+      const avatarsDir = path.join(contentDir, 'avatars');
+      const needing = edit.plan.changed.filter((u) => previewFileOf(avatarsDir, u, avatarOf.get(u.username)) !== null);
+      await writePreviewImages(path.join(freshLayout.client, OG_DIR), needing, (file) => had.has(`${OG_DIR}${file}`));
+      for (const file of used) if (!had.has(file)) { layers.from[file] = releaseId; previewsChanged = true; }
+      for (const file of had) if (!used.has(file)) { layers.from[file] = null; previewsChanged = true; }
+      return used.size;
+    }
     if (!layers) return (await writeProfilePreviews(freshLayout.client, index, path.join(contentDir, 'avatars'))).length;
     // A preview's name says what is in it, and the code is the same: those the served release has are kept.
     const had = new Set(servedFiles(OG_DIR));
@@ -319,10 +422,22 @@ try {
   });
   const stats = await step('Finishing the API files', async () => {
     await writingUsers;
-    const written = writeApiFiles(fresh, index, usersStaging, contentDir, times, target, layers && {
-      id: releaseId, layers, served: servedAt, servedFiles, releasesDir: releasesDir(distDir),
-    });
+    let written;
+    if (edit && layers) {
+      // `_headers` again only when the release's files are not the served one's (a preview added or gone).
+      writeEditFiles(fresh, index, usersStaging, times, previewsChanged ? releaseFiles(releasesDir(distDir), freshLayout.client, layers).filter((f) => f !== '_headers') : undefined);
+      written = { userFiles: userCount, mediaFiles: new Set(edit.plan.kept.avatars.filter((a) => a !== null)).size + index.decorationFiles.length };
+    } else {
+      written = writeApiFiles(fresh, index, usersStaging, contentDir, times, target, layers && {
+        id: releaseId, layers, served: servedAt, servedFiles, releasesDir: releasesDir(distDir),
+      });
+    }
     fs.writeFileSync(freshLayout.pageManifest, JSON.stringify(plan.manifest));
+    const kept = edit?.plan.kept ?? (whole?.others === undefined ? undefined : keptIndexOf(
+      index, fingerprint, whole.others, (name) => stamps.get(name), (user, avatar) => previewFileOf(path.join(contentDir, 'avatars'), user, avatar),
+      whole.decorationEntries, exampleOf(index.users), whole.warnings,
+    ));
+    if (kept) writeKeptIndex(freshLayout.keptIndex, kept);
     writeReleaseInfo(fresh, { id: releaseId, previous: served ?? null, builtAt: index.builtAt, ...(layers && { layers }) });
     return written;
   });
@@ -346,14 +461,14 @@ try {
   lock.release();
   // Removing old releases is housekeeping: a failure here is worth a line, not a failed build.
   await clearing.catch((e: unknown) => console.warn(`build: ${(e as Error).message}; the next build tries again.`));
-  const suspended = index.users.filter((u) => u.status === 'suspended').length;
+  const suspended = edit ? edit.plan.kept.suspended.reduce((a, b) => a + b, 0) : index.users.filter((u) => u.status === 'suspended').length;
   const ownRssKb = process.resourceUsage().maxRSS;
   const totalRssKb = ownRssKb + shardResults.reduce((sum, r) => sum + r.maxRssKb, 0);
   const mb = (kb: number) => `${Math.round(kb / 1024)} MB`;
   const memory = shardResults.length ? `${mb(totalRssKb)} in all (${[ownRssKb, ...shardResults.map((r) => r.maxRssKb)].map(mb).join(' + ')})` : mb(ownRssKb);
   console.log(
-    `Built ${index.users.length} profiles (${suspended} suspended), ${index.creators.length} active creators: ` +
-    `${index.users.length} pages (${plan.render.size} rendered, ${plan.reuse.length} unchanged), ${stats.userFiles} API files${layers ? ` (${times.changedUsers.length} changed)` : ''}, ${stats.mediaFiles} images and ${previews} preview images in ${path.relative(process.cwd(), distDir) || distDir}/ (release ${releaseId}${layers ? `, holding only what changed since release ${layers.base}: ${Object.keys(layers.from).length} files` : ''}), ` +
+    `Built ${userCount} profiles (${suspended} suspended), ${index.creators.length} active creators: ` +
+    `${userCount} pages (${plan.render.size} rendered, ${plan.reuse.length} unchanged), ${stats.userFiles} API files${layers ? ` (${times.changedUsers.length} changed)` : ''}, ${stats.mediaFiles} images and ${previews} preview images in ${path.relative(process.cwd(), distDir) || distDir}/ (release ${releaseId}${layers ? `, holding only what changed since release ${layers.base}: ${Object.keys(layers.from).length} files` : ''}), ` +
     `in ${seconds()} s, served after ${servedAfter} s (${timings.join(', ')}), peak memory ${memory}.`,
   );
   // For `npm run bench`: one machine-readable line; the memory of every process added up.
@@ -394,4 +509,46 @@ async function renderWithKept(renderer: PageRenderer, outDir: string, ownPages: 
   fs.cpSync(path.join(keptDir, KEPT_SERVER_DIR), to.server, { recursive: true });
   fs.cpSync(path.join(keptDir, '_astro'), path.join(to.client, '_astro'), { recursive: true });
   if (fs.existsSync(path.join(root, 'public'))) fs.cpSync(path.join(root, 'public'), to.client, { recursive: true });
+}
+
+/**
+ * What an edit build writes besides its answers and previews: every file of the served release
+ * outside the layered folders (the same code built them from the same inputs: no profile added or
+ * removed, no creator changed), the changed profiles' pages, and the files that change with any
+ * profile: the API description (its example and timestamps) and the docs page made from it, and
+ * the sitemaps when a profile's status changed (made from the kept columns).
+ */
+async function renderEdit(renderer: PageRenderer, outDir: string, names: string[], edit: EditPlan): Promise<void> {
+  const to = buildLayout(outDir);
+  process.env.CONTENT_DIR = contentDir;
+  const remade = new Set(['openapi.json', 'docs.html']);
+  const isSitemap = (file: string) => /^sitemap(-\d+)?\.xml$/.test(file);
+  const { kept } = edit;
+  const sitemaps = edit.statusChanged
+    ? siteSitemap({ siteUrl, users: kept.names.map((username, i) => ({ username, status: kept.suspended[i] ? 'suspended' as const : 'active' as const, hasCustomDomain: kept.domains[i] !== null })) })
+    : [];
+  const from = buildLayout(releasePath(distDir, servedRelease(distDir)!)).client;
+  const made = new Set<string>();
+  for (const file of listFiles(from)) {
+    if (isLayered(file) || remade.has(file) || (edit.statusChanged && isSitemap(file))) continue;
+    const dir = path.dirname(path.join(to.client, file));
+    if (!made.has(dir)) fs.mkdirSync(dir, { recursive: true });
+    made.add(dir);
+    fs.copyFileSync(path.join(from, file), path.join(to.client, file));
+  }
+  try {
+    await renderer.renderChangedPages(edit.index, names, to.client);
+    await renderer.renderPaths(edit.index, ['/openapi.json', '/docs'], to.client);
+  } catch (e) {
+    fs.rmSync(path.join(keptDir, KEPT_FILE), { force: true });
+    throw new Error(`the kept renderer failed (the next build runs \`astro build\`): ${(e as Error)?.stack ?? e}`);
+  }
+  for (const file of sitemaps) fs.writeFileSync(path.join(to.client, file.path.slice(1)), file.xml);
+  fs.cpSync(path.join(keptDir, KEPT_SERVER_DIR), to.server, { recursive: true });
+}
+
+/** The example user of a whole build's API description, for the next edit build (edit-path.ts). */
+function exampleOf(users: readonly PublicUser[]): KeptIndex['example'] {
+  const example = exampleUser(users);
+  return example ? { name: example.user.username, full: example.full } : null;
 }

@@ -59,17 +59,18 @@ export function buildOpenApi(index: SiteIndex): Json {
   return structuredClone(doc);
 }
 
+/** Whether a profile shows most of the object: a decoration, socials, active. */
+export const showsEveryPart = (user: PublicUser): boolean => user.avatarDecoration !== null && user.socials.length > 0 && user.status === 'active';
+
+/** The profile the examples show: the first that shows every part, else the first; `full` says which. */
+export function exampleUser(users: readonly PublicUser[]): { user: PublicUser; full: boolean } | undefined {
+  for (const user of users) if (showsEveryPart(user)) return { user, full: true };
+  return users.length ? { user: users[0]!, full: false } : undefined;
+}
+
 function makeOpenApi(index: SiteIndex): Json {
   const timestamp = index.builtAt;
-  // The first profile that shows most of the object (a decoration, socials, active), else the first.
-  let sampleUser: PublicUser | undefined;
-  for (const user of index.users) {
-    sampleUser ??= user;
-    if (user.avatarDecoration && user.socials.length && user.status === 'active') {
-      sampleUser = user;
-      break;
-    }
-  }
+  const sampleUser = exampleUser(index.users)?.user;
   const name = sampleUser?.username ?? 'alice';
   const userExample = body(successJson(JSON.stringify(sampleUser ?? null), { timestamp, executionTimeMs: 0 }));
   const creatorsPage = creatorsAnswer(sortedCreators(creatorsRows(index).rows), index.siteUrl, { limit: 2, sort: 'featured' }, timestamp, 0);

@@ -109,6 +109,7 @@ export interface CreatorsRows {
 }
 
 export function creatorsRows(index: SiteIndex): CreatorsRows {
+  if (index.creatorRows) return { siteUrl: index.siteUrl, rows: index.creatorRows };
   // Parsed for the creators only: a few thousand of 100,000 users.
   const creators = new Set(index.creators.map((c) => c.username));
   const createdAt = new Map<string, number>();

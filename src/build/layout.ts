@@ -3,6 +3,7 @@ import path from 'node:path';
 
 export const PAGE_MANIFEST_FILE = 'page-manifest.json';
 export const ANSWER_TIMES_FILE = 'answer-times.json';
+export const KEPT_INDEX_FILE = 'kept-index.json';
 
 /** Where the avatar and decoration image files of a build are. */
 export interface MediaDirs {
@@ -16,6 +17,8 @@ export const buildLayout = (distDir: string) => ({
   server: path.join(distDir, 'server'),
   pageManifest: path.join(distDir, 'server', PAGE_MANIFEST_FILE),
   answerTimes: path.join(distDir, 'server', ANSWER_TIMES_FILE),
+  /** What the next build's edit path needs of this one (src/build/kept-index.ts). */
+  keptIndex: path.join(distDir, 'server', KEPT_INDEX_FILE),
   pages: path.join(distDir, 'client', 'p'),
   media: {
     avatars: path.join(distDir, 'client', 'media', 'avatars'),

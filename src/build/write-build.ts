@@ -181,6 +181,24 @@ export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: st
   return { userFiles: layered ? index.users.length : fs.readdirSync(usersDir).length, mediaFiles };
 }
 
+/**
+ * What an edit build (edit-path.ts) adds to the pages it rendered and the files it took from the
+ * served release: the changed users' answers (from `usersStaging`), the creators list's first page
+ * (the same bytes, and its answer time kept), the answer times, and `_headers` when the release's
+ * files are not the served one's (`files`: every file, as layers.ts lists them).
+ */
+export function writeEditFiles(outDir: string, index: SiteIndex, usersStaging: string, times: AnswerTimes, files: string[] | undefined): void {
+  const layout = buildLayout(outDir);
+  const usersDir = path.join(layout.client, ...USERS_PATH.split('/').filter(Boolean));
+  fs.mkdirSync(path.dirname(usersDir), { recursive: true });
+  fs.renameSync(usersStaging, usersDir);
+  const creators = prerenderedCreators(index, (hash) => times.creators(hash));
+  fs.writeFileSync(path.join(layout.client, ...CREATORS_PATH.split('/').filter(Boolean)), creators.body as string);
+  fs.mkdirSync(layout.server, { recursive: true });
+  times.write(layout.answerTimes);
+  if (files) writeStaticHostHeaders(layout.client, { [CREATORS_PATH]: answerOnlyHeaders(CREATORS_PATH, creators.headers) }, files);
+}
+
 function sameBytes(file: string, bytes: Uint8Array): boolean {
   try {
     return Buffer.from(bytes).equals(fs.readFileSync(file));

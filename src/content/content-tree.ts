@@ -15,9 +15,10 @@ export interface ContentTree {
 /**
  * Walks `root` (already checked to be a real folder: ContentReader.rootProblem). `.git` is not
  * walked: nothing in it is ever read, and a content folder that is a repository of its own has
- * thousands of files there.
+ * thousands of files there. `skip`: a top-level folder not walked (the profiles, for a build that
+ * wants the other files only).
  */
-export function walkContent(root: string): ContentTree {
+export function walkContent(root: string, skip?: string): ContentTree {
   const files = new Map<string, string[]>();
   const problems: ContentProblem[] = [];
   const walk = (rel: string) => {
@@ -35,7 +36,7 @@ export function walkContent(root: string): ContentTree {
       // The common case first, and no path made for it: a folder may list 100,000 profiles.
       if (e.isFile()) { if (!e.name.startsWith('.')) here.push(e.name); }
       else if (e.isSymbolicLink()) problems.push({ file: path.join(dir, e.name), ...LINK_PROBLEM });
-      else if (e.isDirectory()) { if (e.name !== '.git') walk(path.join(rel, e.name)); }
+      else if (e.isDirectory()) { if (e.name !== '.git' && !(rel === '' && e.name === skip)) walk(path.join(rel, e.name)); }
       else problems.push({ file: path.join(dir, e.name), ...notRegularProblem(fileKind(e)) });
     }
     files.set(rel, here.sort());

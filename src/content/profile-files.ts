@@ -319,6 +319,15 @@ export class StampedFileCache<T> {
     return undefined;
   }
 
+  /**
+   * The value stored for `file` when it was stored for exactly `stamp`, without `get`'s own check
+   * of the stamp: for a caller that proved the file unchanged since (src/build/edit-path.ts).
+   */
+  storedFor(file: string, stamp: string): T | undefined {
+    const hit = Object.hasOwn(this.#stored, file) ? this.#stored[file]! : undefined;
+    return hit && hit[0] === stamp ? hit[1] : undefined;
+  }
+
   /** Stores the value parsed from `file`, which `get` looked at first. */
   set(file: string, value: T): void {
     const stamp = this.#stamps.get(file);

@@ -2,6 +2,7 @@
 // avatar files, the declared decoration files and the creators in list order. The build hands it to
 // the pages and writes it for the server; nothing private reaches it (public-user.ts).
 import type { CreatorSummary, PublicUser } from '../schemas/api.ts';
+import type { CreatorRow } from './creators-list.ts';
 import type { Content } from '../content/load.ts';
 import { compareCreators, toCreatorSummary, toPublicUser, type PublicContext } from './public-user.ts';
 
@@ -17,6 +18,11 @@ export interface SiteIndex {
   decorationFiles: string[];
   /** Active creators, in list order. */
   creators: CreatorSummary[];
+  /**
+   * Their rows with each profile's creation time, when `users` does not hold every creator: an
+   * edit build (src/build/edit-path.ts) takes them from the served release and holds the changed users only.
+   */
+  creatorRows?: CreatorRow[];
 }
 
 export function buildSiteIndex(content: Content, ctx: PublicContext): SiteIndex {

@@ -133,6 +133,11 @@ export function previewImage(
   return generatedPreview(siteUrl, user.username, user.displayName);
 }
 
+/** The generated preview file a profile's page names (previewImage's rule), or null: its avatar is the preview. */
+export function previewFileOf(avatarsDir: string, user: { username: string; displayName: string }, avatarFile: string | undefined): string | null {
+  return avatarPreviewSize(avatarsDir, avatarFile) ? null : generatedPreviewFile(previewHue(user.username), previewGlyph(user.displayName));
+}
+
 /** The size of the avatar when it can be the preview itself (previewImage), else undefined: the preview is generated. */
 export function avatarPreviewSize(avatarsDir: string, avatarFile: string | undefined): ImageSize | undefined {
   const size = avatarFile === undefined ? undefined : avatarImageSize(avatarsDir, avatarFile);

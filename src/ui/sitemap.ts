@@ -25,8 +25,11 @@ const escapeXml = (s: string) => s.replace(/[&<>"']/g, (c) => XML_ENTITIES[c]!);
 
 const XMLNS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 
+/** What the sitemap reads of a profile. */
+export type SitemapUser = Pick<PublicUser, 'username' | 'status' | 'hasCustomDomain'>;
+
 /** The addresses the sitemap lists, in the index's order: the home page first. */
-export function sitemapUrls(siteUrl: string, users: readonly PublicUser[]): string[] {
+export function sitemapUrls(siteUrl: string, users: readonly SitemapUser[]): string[] {
   const urls = [`${siteUrl}/`];
   for (const user of users) {
     if (user.status === 'active' && !user.hasCustomDomain) urls.push(`${siteUrl}/p/${user.username}`);
@@ -59,7 +62,7 @@ export function sitemapFiles(siteUrl: string, urls: readonly string[], max = SIT
 const BY_INDEX = new WeakMap<object, SitemapFile[]>();
 
 /** The sitemap files of a build's index, made once however many routes ask. */
-export function siteSitemap(index: { siteUrl: string; users: readonly PublicUser[] }): SitemapFile[] {
+export function siteSitemap(index: { siteUrl: string; users: readonly SitemapUser[] }): SitemapFile[] {
   let files = BY_INDEX.get(index);
   if (!files) BY_INDEX.set(index, (files = sitemapFiles(index.siteUrl, sitemapUrls(index.siteUrl, index.users))));
   return files;

@@ -1,0 +1,196 @@
+// The edit path: a rebuild after a few profile files changed, made from the served release's kept
+// index (kept-index.ts) without reading the other profiles. At 100,000 profiles reading them back
+// (the validation cache, the public index made again) was most of a rebuild's 5 s; here a rebuild
+// stats every content file, parses the changed ones and takes everything else from the kept columns
+// and the served release. It covers the common edit: profiles changed in place, with the same
+// avatar, decoration and custom domain, none of them a creator. Anything else (a profile added or
+// removed, a file outside `profiles/` changed, a problem) returns a reason, and the build reads every
+// profile instead: that build reports problems as it always does. What it serves is what that build
+// would serve, byte for byte (test/build/edit-path.test.ts).
+import path from 'node:path';
+import type { PublicUser } from '../schemas/api.ts';
+import { USERNAME_PATTERN } from '../schemas/index.ts';
+import type { SiteIndex } from '../model/site-index.ts';
+import { toPublicUser } from '../model/public-user.ts';
+import { CREATORS_ROWS_FILE, type CreatorsRows } from '../api/release-files.ts';
+import { USERS_PATH } from '../api/handler.ts';
+import { exampleUser, showsEveryPart } from '../api/openapi.ts';
+import { previewFileOf } from '../ui/og-image.ts';
+import { walkContent } from '../content/content-tree.ts';
+import { RACY_MS, stampFiles, stampList } from '../content/file-stamps.ts';
+import { ContentReader, YAML_LIMIT } from '../content/read-file.ts';
+import { StampedFileCache, parseProfileFile, type PublicProfile } from '../content/profile-files.ts';
+import type { Content } from '../content/load.ts';
+import { otherFiles, othersDigest, type KeptIndex } from './kept-index.ts';
+
+/** Past this many changed profiles the edit path saves little: the build reads every profile. */
+export const EDIT_PATH_MAX_CHANGED = 1_000;
+
+export interface EditPlan {
+  /**
+   * The index the pages and files of this build are made from: the changed users and the example
+   * user (openapi.ts), their avatars, every decoration file, and the served release's creators.
+   */
+  index: SiteIndex;
+  /** The changed users' public objects, in username order. */
+  changed: PublicUser[];
+  /** username → the stamp of its profile file, for the changed users whose stamp proves their bytes. */
+  stamps: Map<string, string>;
+  /** The kept index of this build. */
+  kept: KeptIndex;
+  /** Whether a profile's status changed: the sitemaps list only active profiles (made again from `kept`). */
+  statusChanged: boolean;
+}
+
+export interface EditInputs {
+  contentDir: string;
+  /** The served release's kept index. */
+  kept: KeptIndex | undefined;
+  fingerprint: string;
+  builtAt: Date;
+  siteUrl: string;
+  /** The validation cache file: the view counts are taken from its parsed `stats/views.yaml`. */
+  cacheFile: string;
+  /** A file of the served release (relative to `client/`), or undefined. */
+  readServed: (file: string) => Buffer | undefined;
+  /** How long before now a file must have changed for its stamp to prove its bytes (RACY_MS). */
+  settleMs?: number;
+}
+
+const sameDay = (a: string, b: string) => a.slice(0, 10) === b.slice(0, 10);
+
+/** The plan of an edit build, or why this build must read every profile. */
+export async function planEdit(inputs: EditInputs): Promise<EditPlan | { reason: string }> {
+  const { contentDir, kept, siteUrl } = inputs;
+  const builtAt = inputs.builtAt.toISOString();
+  if (!kept) return { reason: 'the served release has no kept index' };
+  if (kept.fingerprint !== inputs.fingerprint) return { reason: 'the code or SITE_URL changed' };
+  // accountAgeDays of every answer moves with the date.
+  if (!sameDay(kept.builtAt, builtAt)) return { reason: 'the date changed since the last build' };
+  const dir = path.resolve(contentDir);
+  const reader = new ContentReader(dir);
+  if (reader.rootProblem()) return { reason: 'the content folder has a problem' };
+
+  // Before any stat: a file written after its stamp must not be trusted for it (RACY_MS).
+  const scannedAt = Date.now();
+  const tree = walkContent(dir);
+  if (tree.problems.length) return { reason: 'the content folder has a link or a special file' };
+  const profileNames = tree.files.get('profiles') ?? [];
+  if (profileNames.length !== kept.names.length) return { reason: 'profiles were added or removed' };
+  const names: string[] = new Array(profileNames.length);
+  for (let i = 0; i < profileNames.length; i++) {
+    const file = profileNames[i]!;
+    const name = file.endsWith('.yaml') ? file.slice(0, -5) : '';
+    if (!USERNAME_PATTERN.test(name)) return { reason: `profiles/${file} is not a profile file` };
+    names[i] = name;
+  }
+  // The listing is sorted by file name; `a-b.yaml` sorts before `a.yaml`, usernames the other way.
+  names.sort();
+  for (let i = 0; i < names.length; i++) if (names[i] !== kept.names[i]) return { reason: 'profiles were added or removed' };
+
+  const others = otherFiles(tree);
+  const profileFile = (name: string) => `${dir}${path.sep}profiles${path.sep}${name}.yaml`;
+  const files = [...names.map(profileFile), ...others.map((f) => `${dir}${path.sep}${f}`)];
+  const stamps = (await stampFiles(files)) ?? stampList(files);
+  const settleMs = inputs.settleMs ?? RACY_MS;
+  const othersNow = othersDigest(others, { stamps: stamps.stamps.slice(names.length), changedMs: stamps.changedMs.subarray(names.length) }, scannedAt, settleMs);
+  if (othersNow === undefined || othersNow !== kept.others) return { reason: 'files outside profiles/ changed' };
+
+  const changedAt: number[] = [];
+  for (let i = 0; i < names.length; i++) {
+    const stamp = stamps.stamps[i];
+    if (stamp === null || stamp !== kept.stamps[i] || stamps.changedMs[i]! >= scannedAt - settleMs) changedAt.push(i);
+    if (changedAt.length > EDIT_PATH_MAX_CHANGED) return { reason: `more than ${EDIT_PATH_MAX_CHANGED} profiles changed` };
+  }
+
+  const creators = new Set((tree.files.get('creators') ?? []).map((f) => f.replace(/\.yaml$/, '')));
+  const decorations = new Map(kept.decorationEntries.map(([id, name, file]) => [id, { id, name, file }]));
+  const views = new Map<string, number>();
+  const statsFile = path.join(dir, 'stats', 'views.yaml');
+  const statsAt = others.indexOf(path.join('stats', 'views.yaml'));
+  if (statsAt >= 0) {
+    // Its stamp is the last build's (othersDigest): the counts that build parsed are these.
+    const counts = new StampedFileCache<Record<string, number>>(inputs.cacheFile, 'views').storedFor(statsFile, stamps.stamps[names.length + statsAt]!);
+    if (!counts) return { reason: 'the view counts are not in the validation cache' };
+    for (const i of changedAt) if (Object.hasOwn(counts, names[i]!)) views.set(names[i]!, counts[names[i]!]!);
+  }
+  const content: Content = { dir, profiles: new Map<string, PublicProfile>(), creators: new Map(), decorations, views };
+  const ctx = { siteUrl, builtAt: inputs.builtAt };
+  const avatarsDir = path.join(dir, 'avatars');
+
+  const next: KeptIndex = {
+    ...kept, builtAt, stamps: [...kept.stamps], suspended: [...kept.suspended], previews: [...kept.previews],
+  };
+  const changed: PublicUser[] = [];
+  const changedStamps = new Map<string, string>();
+  let statusChanged = false;
+  for (const i of changedAt) {
+    const name = names[i]!;
+    if (creators.has(name)) return { reason: `${name} is a creator` };
+    const file = profileFile(name);
+    const read = reader.read(file, YAML_LIMIT);
+    if (!read.ok) return { reason: `profiles/${name}.yaml has a problem` };
+    const parsed = parseProfileFile(name, file, read.bytes.toString('utf8'));
+    if (!parsed.ok) return { reason: `profiles/${name}.yaml has a problem` };
+    const p = parsed.profile;
+    if ((p.avatar ?? null) !== kept.avatars[i] || (p.decoration ?? null) !== kept.decorations[i] || (p.customDomain ?? null) !== kept.domains[i]) {
+      return { reason: `the avatar, decoration or custom domain of ${name} changed` };
+    }
+    const user = toPublicUser(name, p, content, ctx);
+    changed.push(user);
+    const stamp = stamps.stamps[i];
+    const trusted = stamp !== null && stamps.changedMs[i]! < scannedAt - settleMs;
+    if (trusted) changedStamps.set(name, stamp!);
+    next.stamps[i] = trusted ? stamp! : null;
+    const suspended = user.status === 'suspended' ? 1 : 0;
+    if (suspended !== next.suspended[i]) statusChanged = true;
+    next.suspended[i] = suspended;
+    next.previews[i] = previewFileOf(avatarsDir, user, p.avatar);
+  }
+
+  const example = exampleOf(kept, changed, inputs.readServed);
+  if ('reason' in example) return example;
+  next.example = { name: example.user.username, full: example.full };
+  const rows = parseJson<CreatorsRows>(inputs.readServed(CREATORS_ROWS_FILE));
+  if (!rows || !Array.isArray(rows.rows)) return { reason: 'the served release has no creators rows' };
+
+  // The example first: the API description shows the first user that shows every part (openapi.ts).
+  const users = [example.user, ...changed.filter((u) => u !== example.user)];
+  const at = new Map(names.map((n, i) => [n, i]));
+  const avatars: [string, string][] = [];
+  for (const u of users) {
+    const avatar = next.avatars[at.get(u.username)!];
+    if (avatar) avatars.push([u.username, avatar]);
+  }
+  const index: SiteIndex = {
+    builtAt, siteUrl, users, avatars,
+    decorationFiles: [...new Set(kept.decorationEntries.map(([, , file]) => file))].sort(),
+    creators: rows.rows.map((r) => r.summary),
+    creatorRows: rows.rows,
+  };
+  return { index, changed, stamps: changedStamps, kept: next, statusChanged };
+}
+
+/** The example user of this build, as exampleUser would choose it among every user. */
+function exampleOf(kept: KeptIndex, changed: PublicUser[], readServed: EditInputs['readServed']): { user: PublicUser; full: boolean } | { reason: string } {
+  const before = kept.example;
+  if (!before) return { reason: 'the last build had no profiles' };
+  // The users before the example show every part only if they changed: the first of those now leads.
+  const leader = exampleUser(changed.filter((u) => !before.full || u.username < before.name));
+  if (leader?.full) return leader;
+  const edited = changed.find((u) => u.username === before.name);
+  if (edited) {
+    if (before.full && !showsEveryPart(edited)) return { reason: `the API description's example, ${edited.username}, changed` };
+    return { user: edited, full: before.full };
+  }
+  const answer = parseJson<{ data: PublicUser }>(readServed(`${USERS_PATH.slice(1)}/${before.name}`));
+  return answer?.data ? { user: answer.data, full: before.full } : { reason: `the served release has no answer for ${before.name}` };
+}
+
+function parseJson<T>(bytes: Buffer | undefined): T | undefined {
+  try {
+    return bytes ? JSON.parse(bytes.toString('utf8')) as T : undefined;
+  } catch {
+    return undefined;
+  }
+}

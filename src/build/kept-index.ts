@@ -1,0 +1,124 @@
+// What the next build needs of this one to rebuild after an edit without reading every profile
+// again (edit-path.ts): per user, in columns in username order, the stamp of its profile file and
+// the few fields the files made from the whole index depend on (avatar, decoration, custom domain,
+// status, generated preview); and a digest of every content file outside `profiles/`. Each node
+// release keeps it in `server/kept-index.json`, as it keeps its page manifest and answer times.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { PublicUser } from '../schemas/api.ts';
+import type { SiteIndex } from '../model/site-index.ts';
+import { RACY_MS, stampList, type StampList } from '../content/file-stamps.ts';
+import { walkContent, type ContentTree } from '../content/content-tree.ts';
+
+const VERSION = 1;
+
+export interface KeptIndex {
+  version: number;
+  /** renderFingerprint of the code and SITE_URL that built it. */
+  fingerprint: string;
+  /** The build time: `accountAgeDays` of every answer follows its UTC date. */
+  builtAt: string;
+  /** othersDigest of the content files outside `profiles/` as that build read them. */
+  others: string;
+  names: string[];
+  /** The stamp of each profile file where it proved the bytes built (else null: parsed again next time). */
+  stamps: (string | null)[];
+  avatars: (string | null)[];
+  /** Decoration ids. */
+  decorations: (string | null)[];
+  domains: (string | null)[];
+  /** 1 for a suspended profile. */
+  suspended: number[];
+  /** The generated preview image the page names (src/ui/og-image.ts), or null: its avatar is the preview. */
+  previews: (string | null)[];
+  /** The declared decorations, [id, name, file]: what a public user takes of one. */
+  decorationEntries: [string, string, string][];
+  /** The profile the API description's examples show (openapi.ts `exampleUser`), and whether it has every part. */
+  example: { name: string; full: boolean } | null;
+  /** The warnings the content had, as printed: an edit build prints them again. */
+  warnings: string[];
+}
+
+/** The content files outside `profiles/` in a walk of the content folder (content-tree.ts), relative to it. */
+export function otherFiles(tree: ContentTree): string[] {
+  const files: string[] = [];
+  for (const [sub, names] of tree.files) {
+    if (sub === 'profiles') continue;
+    for (const f of names) files.push(sub ? `${sub}${path.sep}${f}` : f);
+  }
+  return files;
+}
+
+/**
+ * A digest of the content files outside `profiles/` by path and stamp, or undefined when a stamp
+ * cannot prove its file's bytes (changed within RACY_MS of `scannedAt`, or not a regular file).
+ * Stamps taken before the files are read: a file changed after its stamp only looks changed.
+ */
+export function othersDigest(files: readonly string[], stamps: StampList, scannedAt: number, settleMs = RACY_MS): string | undefined {
+  const order = files.map((_, i) => i).sort((a, b) => (files[a]! < files[b]! ? -1 : 1));
+  const hash = createHash('sha1');
+  for (const i of order) {
+    const stamp = stamps.stamps[i];
+    if (stamp === null || stamp === undefined || stamps.changedMs[i]! >= scannedAt - settleMs) return undefined;
+    hash.update(`${files[i]}\0${stamp}\0`);
+  }
+  return hash.digest('base64url');
+}
+
+/**
+ * othersDigest of a content folder now, for a build that reads every file: called before it reads
+ * them. Undefined when the folder cannot be walked cleanly (that build reports why).
+ */
+export function othersDigestNow(contentDir: string, settleMs = RACY_MS): string | undefined {
+  const scannedAt = Date.now();
+  const dir = path.resolve(contentDir);
+  const tree = walkContent(dir, 'profiles');
+  if (tree.problems.length) return undefined;
+  const files = otherFiles(tree);
+  return othersDigest(files, stampList(files.map((f) => `${dir}${path.sep}${f}`)), scannedAt, settleMs);
+}
+
+/** The kept index of a whole build. `stampOf`: the proving stamp of each user's profile file. */
+export function keptIndexOf(
+  index: SiteIndex, fingerprint: string, others: string, stampOf: (username: string) => string | undefined,
+  previewOf: (user: PublicUser, avatar: string | undefined) => string | null, decorationEntries: [string, string, string][],
+  example: KeptIndex['example'], warnings: string[],
+): KeptIndex {
+  const avatarOf = new Map(index.avatars);
+  const n = index.users.length;
+  const kept: KeptIndex = {
+    version: VERSION, fingerprint, builtAt: index.builtAt, others, names: new Array(n), stamps: new Array(n), avatars: new Array(n),
+    decorations: new Array(n), domains: new Array(n), suspended: new Array(n), previews: new Array(n), decorationEntries, example, warnings,
+  };
+  for (let i = 0; i < n; i++) {
+    const user = index.users[i]!;
+    const avatar = avatarOf.get(user.username);
+    kept.names[i] = user.username;
+    kept.stamps[i] = stampOf(user.username) ?? null;
+    kept.avatars[i] = avatar ?? null;
+    kept.decorations[i] = user.avatarDecoration?.id ?? null;
+    kept.domains[i] = user.customDomain;
+    kept.suspended[i] = user.status === 'suspended' ? 1 : 0;
+    kept.previews[i] = previewOf(user, avatar);
+  }
+  return kept;
+}
+
+export function writeKeptIndex(file: string, kept: KeptIndex): void {
+  fs.writeFileSync(file, JSON.stringify(kept));
+}
+
+/** The kept index in `file`, or undefined (none, another version, or columns of other lengths). */
+export function readKeptIndex(file: string): KeptIndex | undefined {
+  try {
+    const k = JSON.parse(fs.readFileSync(file, 'utf8')) as KeptIndex;
+    const n = Array.isArray(k?.names) ? k.names.length : -1;
+    const column = (c: unknown) => Array.isArray(c) && c.length === n;
+    return k.version === VERSION && typeof k.fingerprint === 'string' && typeof k.builtAt === 'string' && typeof k.others === 'string'
+      && [k.stamps, k.avatars, k.decorations, k.domains, k.suspended, k.previews].every(column)
+      && Array.isArray(k.decorationEntries) && Array.isArray(k.warnings) ? k : undefined;
+  } catch {
+    return undefined;
+  }
+}

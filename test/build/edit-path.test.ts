@@ -1,0 +1,125 @@
+// An edit build (src/build/edit-path.ts) reads only the changed profile files and takes the rest
+// from the served release's kept index. It must serve exactly what a build that reads every
+// profile serves from the same release, file for file and byte for byte, and leave the same
+// records for the next build; and anything it does not cover must make the build read every profile.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { locator, releaseFiles } from '../../src/build/layers.ts';
+import { readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../src/build/releases.ts';
+import { buildLayout } from '../../src/build/layout.ts';
+import { readKeptIndex } from '../../src/build/kept-index.ts';
+import { buildFixture, workDir } from '../support/built-server.ts';
+import { FIXTURE } from '../support/helpers.ts';
+
+const made: string[] = [];
+afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
+
+// 2026-01-15T13:00:00Z, then a minute later each time: the same UTC date.
+const FIRST = 1768482000;
+// Stamps trusted at once (BUILD_SETTLE_MS=0): the tests write files a moment before they build.
+const settled = (epoch: number, env: Record<string, string> = {}) => ({ BUILD_SETTLE_MS: '0', SOURCE_DATE_EPOCH: String(epoch), ...env });
+
+/** Every file the served release serves, with its bytes, and its server records. */
+function servedState(dist: string) {
+  const id = servedRelease(dist)!;
+  const dir = releasePath(dist, id);
+  const info = readReleaseInfo(dist, id)!;
+  const client = buildLayout(dir).client;
+  const at = locator(releasesDir(dist), client, info.layers);
+  const files = new Map(releaseFiles(releasesDir(dist), client, info.layers).sort().map((f) => [f, fs.readFileSync(path.join(at(f)!, f))]));
+  const layout = buildLayout(dir);
+  const records = [layout.pageManifest, layout.answerTimes].map((f) => JSON.parse(fs.readFileSync(f, 'utf8')) as unknown);
+  // The release's own id (named by the clock) as `this`.
+  const layers = info.layers && { base: info.layers.base, from: Object.fromEntries(Object.entries(info.layers.from).map(([f, r]) => [f, r === id ? 'this' : r])) };
+  return { files, records, kept: readKeptIndex(layout.keptIndex), layers };
+}
+
+/** A content folder with one more profile before alice (the API description's example), built once. */
+function firstBuild(name: string) {
+  const work = workDir(name);
+  made.push(work);
+  fs.rmSync(work, { recursive: true, force: true });
+  const content = path.join(work, 'content');
+  fs.cpSync(FIXTURE, content, { recursive: true });
+  // A decoration but no socials: not a full example, until an edit gives it socials.
+  fs.writeFileSync(path.join(content, 'profiles', 'aaron.yaml'), 'displayName: Aaron\ncreatedAt: 2023-03-03T00:00:00Z\ndecoration: sakura\n');
+  const dist = path.join(work, 'a', 'dist');
+  const first = buildFixture(content, dist, settled(FIRST));
+  expect(first.status, first.stderr).toBe(0);
+  // The same served state in a second folder, for the build that reads every profile.
+  fs.cpSync(path.join(work, 'a'), path.join(work, 'b'), { recursive: true, verbatimSymlinks: true });
+  return { content, dist, reference: path.join(work, 'b', 'dist') };
+}
+
+const edit = (content: string, name: string, change: (text: string) => string) => {
+  const file = path.join(content, 'profiles', `${name}.yaml`);
+  fs.writeFileSync(file, change(fs.readFileSync(file, 'utf8')));
+};
+
+describe('edit builds', () => {
+  test('serve what a build reading every profile serves, and leave the same records', () => {
+    const { content, dist, reference } = firstBuild('edit-same');
+    // erin's name (a new preview image, the old one unused), frank no longer suspended (the
+    // sitemaps change), aaron given socials (the API description's example now).
+    edit(content, 'erin_99', (t) => t.replace(/^displayName: .*$/m, 'displayName: "Zoë"'));
+    edit(content, 'frank', (t) => t.replace(/^suspension:\n(  .*\n)+/m, '').replace('Frank', 'Franz'));
+    edit(content, 'aaron', (t) => `${t}socials:\n  - platform: github\n    url: https://github.com/aaron\n`);
+
+    const ours = buildFixture(content, dist, settled(FIRST + 60));
+    expect(ours.status, ours.stderr).toBe(0);
+    expect(ours.stdout).toMatch(/Finding the changed profiles/);
+    expect(ours.stdout).not.toMatch(/Validating content|every profile is read/);
+    const theirs = buildFixture(content, reference, settled(FIRST + 60, { EDIT_PATH: '0' }));
+    expect(theirs.status, theirs.stderr).toBe(0);
+    expect(theirs.stdout).toMatch(/Validating content/);
+
+    const [a, b] = [servedState(dist), servedState(reference)];
+    expect([...a.files.keys()]).toEqual([...b.files.keys()]);
+    for (const [file, bytes] of b.files) expect(a.files.get(file)!.equals(bytes), file).toBe(true);
+    expect(a.layers).toEqual(b.layers);
+    expect(a.records).toEqual(b.records);
+    expect(a.kept).toEqual(b.kept);
+    // The edits are in what is served.
+    expect(a.files.get('sitemap.xml')!.toString()).toContain('/p/frank<');
+    expect(a.files.get('openapi.json')!.toString()).toContain('"username": "aaron"');
+    expect(a.kept!.example).toEqual({ name: 'aaron', full: true });
+    expect(JSON.parse(a.files.get('api/v1/users/erin_99')!.toString()).data.displayName).toBe('Zoë');
+  }, 120_000);
+
+  test('anything else reads every profile, and a problem fails the build as it always does', () => {
+    const { content, dist } = firstBuild('edit-else');
+    let epoch = FIRST;
+    const rebuild = (env: Record<string, string> = {}) => buildFixture(content, dist, settled(epoch += 60, env));
+    const reasons: [string, () => void, RegExp][] = [
+      ['a creator edited', () => edit(content, 'bob', (t) => t.replace(/^displayName: .*$/m, 'displayName: Robert')), /bob is a creator/],
+      ['a profile added', () => fs.writeFileSync(path.join(content, 'profiles', 'zed.yaml'), 'displayName: Zed\ncreatedAt: 2025-05-05T00:00:00Z\n'), /profiles were added or removed/],
+      ['the view counts changed', () => fs.appendFileSync(path.join(content, 'stats', 'views.yaml'), 'zed: 5\n'), /files outside profiles\/ changed/],
+      ['an avatar given', () => edit(content, 'erin_99', (t) => `${t}avatar: alice.png\n`), /avatar, decoration or custom domain of erin_99 changed/],
+    ];
+    for (const [what, change, reason] of reasons) {
+      change();
+      const b = rebuild();
+      expect(b.status, `${what}: ${b.stderr}`).toBe(0);
+      expect(b.stdout, what).toMatch(reason);
+      expect(b.stdout, what).toMatch(/Validating content/);
+      // And the next edit of a plain profile takes the edit path again.
+      edit(content, 'erin_99', (t) => t.replace(/^bio: .*$/m, `bio: "${what}"`));
+      const next = rebuild();
+      expect(next.status, next.stderr).toBe(0);
+      expect(next.stdout, `after ${what}`).not.toMatch(/Validating content/);
+    }
+    // A problem: the build reads every profile and reports it with its place, and serves what it did.
+    const before = servedRelease(dist);
+    edit(content, 'frank', (t) => t.replace(/^createdAt: .*$/m, 'createdAt: yesterday'));
+    const bad = rebuild();
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/frank\.yaml:2:\d+/);
+    expect(servedRelease(dist)).toBe(before);
+    // The next day every answer's accountAgeDays moves: every profile is read.
+    edit(content, 'frank', (t) => t.replace(/^createdAt: .*$/m, 'createdAt: 2024-01-01T00:00:00Z'));
+    const nextDay = rebuild({ SOURCE_DATE_EPOCH: String(FIRST + 86_400) });
+    expect(nextDay.status, nextDay.stderr).toBe(0);
+    expect(nextDay.stdout).toMatch(/the date changed/);
+  }, 180_000);
+});
