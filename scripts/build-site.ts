@@ -12,7 +12,7 @@ import { DEFAULT_SITE_URL, buildTimeFromEnv, deployTargetFromEnv, type DeployTar
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
-import { goneNames, linkPages, planPages, profilePageKey, readPageManifest, renderFingerprint, userInputKey, type PagePlan } from '../src/build/page-reuse.ts';
+import { goneNames, linkPages, planPages, profilePageKey, readPageManifest, renderFingerprint, userInputKey, type PageManifest, type PagePlan } from '../src/build/page-reuse.ts';
 import { isLayered, layeredFiles, listFiles, locator, maxLayeredFiles, releaseFiles, type Layers } from '../src/build/layers.ts';
 import type { PublicUser } from '../src/schemas/api.ts';
 import { USERS_PATH } from '../src/api/handler.ts';
@@ -188,11 +188,15 @@ async function editBuild(): Promise<{ plan: EditPlan; renderer: PageRenderer; pa
   };
   let why = '';
   const made = await step('Finding the changed profiles', async () => {
-    const plan = await planEdit({ contentDir, kept: readKeptIndex(layout.keptIndex), fingerprint, builtAt, siteUrl, cacheFile: validationCacheFile(root, contentDir), readServed, settleMs });
+    const plan = await planEdit({
+      contentDir, fingerprint, builtAt, siteUrl, cacheFile: validationCacheFile(root, contentDir), readServed, settleMs,
+      kept: () => readKeptIndex(layout.keptIndex),
+      meanwhile: () => ({ manifest: readPageManifest(layout.pageManifest), times: new AnswerTimes(builtAt.toISOString(), layout.answerTimes) }),
+    });
     if ('reason' in plan) return void (why = plan.reason);
     const layered = Object.keys(info.layers?.from ?? {}).length;
     if (layered + 3 * plan.changed.length > maxLayeredFiles(plan.kept.names.length)) return void (why = 'the served release holds too many changes: a whole release is due');
-    const pages = editPages(plan, layout.pageManifest, layout.answerTimes);
+    const pages = editPages(plan, plan.meanwhile.manifest, plan.meanwhile.times);
     if ('reason' in pages) return void (why = pages.reason);
     const renderer = await openKeptRenderer();
     if (!renderer) return void (why = 'no kept renderer');
@@ -203,12 +207,11 @@ async function editBuild(): Promise<{ plan: EditPlan; renderer: PageRenderer; pa
 }
 
 /** The pages to render and the answer times of an edit build, from the served release's records. */
-function editPages(edit: EditPlan, manifestFile: string, answerTimesFile: string): { pages: PagePlan; times: AnswerTimes } | { reason: string } {
-  const manifest = readPageManifest(manifestFile);
+function editPages(edit: EditPlan, manifest: PageManifest | undefined, times: AnswerTimes): { pages: PagePlan; times: AnswerTimes } | { reason: string } {
   const { kept } = edit;
   if (!manifest || manifest.fingerprint !== fingerprint || manifest.names.length !== kept.names.length) return { reason: 'the served release\'s page manifest is not this code\'s' };
   // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
-  const times = new AnswerTimes(edit.index.builtAt, answerTimesFile);
+  if (!times.hasPrevious) return { reason: 'the served release has no answer times' };
   const changed = new Map(edit.changed.map((u) => [u.username, u]));
   const pages = [...manifest.pages];
   const inputs = manifest.inputs ? [...manifest.inputs] : manifest.names.map(() => null);

@@ -42,10 +42,12 @@ export interface EditPlan {
   statusChanged: boolean;
 }
 
-export interface EditInputs {
+export interface EditInputs<M> {
   contentDir: string;
-  /** The served release's kept index. */
-  kept: KeptIndex | undefined;
+  /** Reads the served release's kept index: while a thread stamps the content files. */
+  kept: () => KeptIndex | undefined;
+  /** More of the caller's work that the stamping thread overlaps (reading the served release's records). */
+  meanwhile: () => M;
   fingerprint: string;
   builtAt: Date;
   siteUrl: string;
@@ -60,13 +62,9 @@ export interface EditInputs {
 const sameDay = (a: string, b: string) => a.slice(0, 10) === b.slice(0, 10);
 
 /** The plan of an edit build, or why this build must read every profile. */
-export async function planEdit(inputs: EditInputs): Promise<EditPlan | { reason: string }> {
-  const { contentDir, kept, siteUrl } = inputs;
+export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { meanwhile: M }) | { reason: string }> {
+  const { contentDir, siteUrl } = inputs;
   const builtAt = inputs.builtAt.toISOString();
-  if (!kept) return { reason: 'the served release has no kept index' };
-  if (kept.fingerprint !== inputs.fingerprint) return { reason: 'the code or SITE_URL changed' };
-  // accountAgeDays of every answer moves with the date.
-  if (!sameDay(kept.builtAt, builtAt)) return { reason: 'the date changed since the last build' };
   const dir = path.resolve(contentDir);
   const reader = new ContentReader(dir);
   if (reader.rootProblem()) return { reason: 'the content folder has a problem' };
@@ -76,7 +74,6 @@ export async function planEdit(inputs: EditInputs): Promise<EditPlan | { reason:
   const tree = walkContent(dir);
   if (tree.problems.length) return { reason: 'the content folder has a link or a special file' };
   const profileNames = tree.files.get('profiles') ?? [];
-  if (profileNames.length !== kept.names.length) return { reason: 'profiles were added or removed' };
   const names: string[] = new Array(profileNames.length);
   for (let i = 0; i < profileNames.length; i++) {
     const file = profileNames[i]!;
@@ -86,12 +83,25 @@ export async function planEdit(inputs: EditInputs): Promise<EditPlan | { reason:
   }
   // The listing is sorted by file name; `a-b.yaml` sorts before `a.yaml`, usernames the other way.
   names.sort();
-  for (let i = 0; i < names.length; i++) if (names[i] !== kept.names[i]) return { reason: 'profiles were added or removed' };
-
   const others = otherFiles(tree);
   const profileFile = (name: string) => `${dir}${path.sep}profiles${path.sep}${name}.yaml`;
   const files = [...names.map(profileFile), ...others.map((f) => `${dir}${path.sep}${f}`)];
-  const stamps = (await stampFiles(files)) ?? stampList(files);
+  // At 100,000 profiles a thread stamps the files while this one reads the served release's records.
+  const stamping = stampFiles(files);
+
+  const kept = inputs.kept();
+  if (!kept) return { reason: 'the served release has no kept index' };
+  if (kept.fingerprint !== inputs.fingerprint) return { reason: 'the code or SITE_URL changed' };
+  // accountAgeDays of every answer moves with the date.
+  if (!sameDay(kept.builtAt, builtAt)) return { reason: 'the date changed since the last build' };
+  if (names.length !== kept.names.length) return { reason: 'profiles were added or removed' };
+  for (let i = 0; i < names.length; i++) if (names[i] !== kept.names[i]) return { reason: 'profiles were added or removed' };
+  const meanwhile = inputs.meanwhile();
+  const rows = parseJson<CreatorsRows>(inputs.readServed(CREATORS_ROWS_FILE));
+  if (!rows || !Array.isArray(rows.rows)) return { reason: 'the served release has no creators rows' };
+  const viewsCache = new StampedFileCache<Record<string, number>>(inputs.cacheFile, 'views');
+
+  const stamps = (await stamping) ?? stampList(files);
   const settleMs = inputs.settleMs ?? RACY_MS;
   const othersNow = othersDigest(others, { stamps: stamps.stamps.slice(names.length), changedMs: stamps.changedMs.subarray(names.length) }, scannedAt, settleMs);
   if (othersNow === undefined || othersNow !== kept.others) return { reason: 'files outside profiles/ changed' };
@@ -110,7 +120,7 @@ export async function planEdit(inputs: EditInputs): Promise<EditPlan | { reason:
   const statsAt = others.indexOf(path.join('stats', 'views.yaml'));
   if (statsAt >= 0) {
     // Its stamp is the last build's (othersDigest): the counts that build parsed are these.
-    const counts = new StampedFileCache<Record<string, number>>(inputs.cacheFile, 'views').storedFor(statsFile, stamps.stamps[names.length + statsAt]!);
+    const counts = viewsCache.storedFor(statsFile, stamps.stamps[names.length + statsAt]!);
     if (!counts) return { reason: 'the view counts are not in the validation cache' };
     for (const i of changedAt) if (Object.hasOwn(counts, names[i]!)) views.set(names[i]!, counts[names[i]!]!);
   }
@@ -151,8 +161,6 @@ export async function planEdit(inputs: EditInputs): Promise<EditPlan | { reason:
   const example = exampleOf(kept, changed, inputs.readServed);
   if ('reason' in example) return example;
   next.example = { name: example.user.username, full: example.full };
-  const rows = parseJson<CreatorsRows>(inputs.readServed(CREATORS_ROWS_FILE));
-  if (!rows || !Array.isArray(rows.rows)) return { reason: 'the served release has no creators rows' };
 
   // The example first: the API description shows the first user that shows every part (openapi.ts).
   const users = [example.user, ...changed.filter((u) => u !== example.user)];
@@ -168,11 +176,11 @@ export async function planEdit(inputs: EditInputs): Promise<EditPlan | { reason:
     creators: rows.rows.map((r) => r.summary),
     creatorRows: rows.rows,
   };
-  return { index, changed, stamps: changedStamps, kept: next, statusChanged };
+  return { index, changed, stamps: changedStamps, kept: next, statusChanged, meanwhile };
 }
 
 /** The example user of this build, as exampleUser would choose it among every user. */
-function exampleOf(kept: KeptIndex, changed: PublicUser[], readServed: EditInputs['readServed']): { user: PublicUser; full: boolean } | { reason: string } {
+function exampleOf(kept: KeptIndex, changed: PublicUser[], readServed: (file: string) => Buffer | undefined): { user: PublicUser; full: boolean } | { reason: string } {
   const before = kept.example;
   if (!before) return { reason: 'the last build had no profiles' };
   // The users before the example show every part only if they changed: the first of those now leads.
