@@ -132,6 +132,8 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     ...kept, builtAt, stamps: [...kept.stamps], suspended: [...kept.suspended], previews: [...kept.previews],
   };
   const changed: PublicUser[] = [];
+  /** Each changed user's row in the columns. */
+  const positions = new Map<string, number>();
   const changedStamps = new Map<string, string>();
   let statusChanged = false;
   for (const i of changedAt) {
@@ -148,6 +150,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     }
     const user = toPublicUser(name, p, content, ctx);
     changed.push(user);
+    positions.set(name, i);
     const stamp = stamps.stamps[i];
     const trusted = stamp !== null && stamps.changedMs[i]! < scannedAt - settleMs;
     if (trusted) changedStamps.set(name, stamp!);
@@ -164,10 +167,9 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
 
   // The example first: the API description shows the first user that shows every part (openapi.ts).
   const users = [example.user, ...changed.filter((u) => u !== example.user)];
-  const at = new Map(names.map((n, i) => [n, i]));
   const avatars: [string, string][] = [];
   for (const u of users) {
-    const avatar = next.avatars[at.get(u.username)!];
+    const avatar = next.avatars[positions.get(u.username) ?? names.indexOf(u.username)];
     if (avatar) avatars.push([u.username, avatar]);
   }
   const index: SiteIndex = {
