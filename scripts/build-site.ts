@@ -28,6 +28,7 @@ import { recycleUserFiles, removeTrees, writeApiFiles, writeEditFiles, writeUser
 import { planEdit, type EditPlan } from '../src/build/edit-path.ts';
 import { keptIndexOf, othersDigestNow, readKeptIndex, writeKeptIndex, type KeptIndex } from '../src/build/kept-index.ts';
 import { exampleUser } from '../src/api/openapi.ts';
+import { CREATORS_ROWS_FILE, creatorsRows } from '../src/api/release-files.ts';
 import { previewFileOf } from '../src/ui/og-image.ts';
 import { writePreviewImages } from '../src/ui/og-image-png.ts';
 import { siteSitemap } from '../src/ui/sitemap.ts';
@@ -427,8 +428,11 @@ try {
     await writingUsers;
     let written;
     if (edit && layers) {
-      // `_headers` again only when the release's files are not the served one's (a preview added or gone).
-      writeEditFiles(fresh, index, usersStaging, times, previewsChanged ? releaseFiles(releasesDir(distDir), freshLayout.client, layers).filter((f) => f !== '_headers') : undefined);
+      writeEditFiles(fresh, index, usersStaging, times, {
+        filesChanged: previewsChanged, servedCreatorRows: edit.plan.servedCreatorRows,
+        // Listed before `_headers` is written, as a whole build lists them: the copy of the served one is not a file of this build.
+        files: () => releaseFiles(releasesDir(distDir), freshLayout.client, layers).filter((f) => f !== '_headers'),
+      });
       written = { userFiles: userCount, mediaFiles: new Set(edit.plan.kept.avatars.filter((a) => a !== null)).size + index.decorationFiles.length };
     } else {
       written = writeApiFiles(fresh, index, usersStaging, contentDir, times, target, layers && {
@@ -524,7 +528,8 @@ async function renderWithKept(renderer: PageRenderer, outDir: string, ownPages: 
 async function renderEdit(renderer: PageRenderer, outDir: string, names: string[], edit: EditPlan): Promise<void> {
   const to = buildLayout(outDir);
   process.env.CONTENT_DIR = contentDir;
-  const remade = new Set(['openapi.json', 'docs.html']);
+  // The home page lists the creators.
+  const remade = new Set(['openapi.json', 'docs.html', ...(edit.creatorsChanged ? ['index.html'] : [])]);
   const isSitemap = (file: string) => /^sitemap(-\d+)?\.xml$/.test(file);
   const { kept } = edit;
   const sitemaps = edit.statusChanged
@@ -541,12 +546,13 @@ async function renderEdit(renderer: PageRenderer, outDir: string, names: string[
   }
   try {
     await renderer.renderChangedPages(edit.index, names, to.client);
-    await renderer.renderPaths(edit.index, ['/openapi.json', '/docs'], to.client);
+    await renderer.renderPaths(edit.index, ['/openapi.json', '/docs', ...(edit.creatorsChanged ? ['/'] : [])], to.client);
   } catch (e) {
     fs.rmSync(path.join(keptDir, KEPT_FILE), { force: true });
     throw new Error(`the kept renderer failed (the next build runs \`astro build\`): ${(e as Error)?.stack ?? e}`);
   }
   for (const file of sitemaps) fs.writeFileSync(path.join(to.client, file.path.slice(1)), file.xml);
+  if (edit.creatorsChanged) fs.writeFileSync(path.join(to.client, CREATORS_ROWS_FILE), JSON.stringify(creatorsRows(edit.index)));
   fs.cpSync(path.join(keptDir, KEPT_SERVER_DIR), to.server, { recursive: true });
 }
 

@@ -2,16 +2,18 @@
 // index (kept-index.ts) without reading the other profiles. At 100,000 profiles reading them back
 // (the validation cache, the public index made again) was most of a rebuild's 5 s; here a rebuild
 // stats every content file, parses the changed ones and takes everything else from the kept columns
-// and the served release. It covers the common edit: profiles changed in place, with the same
-// avatar, decoration and custom domain, none of them a creator. Anything else (a profile added or
-// removed, a file outside `profiles/` changed, a problem) returns a reason, and the build reads every
-// profile instead: that build reports problems as it always does. What it serves is what that build
+// and the served release. It covers the common edit: profiles changed in place (a creator's too),
+// with the same avatar, decoration and custom domain. Anything else (a profile added or removed, a
+// file outside `profiles/` changed, a problem) returns a reason, and the build reads every profile
+// instead: that build reports problems as it always does. What it serves is what that build
 // would serve, byte for byte (test/build/edit-path.test.ts).
 import path from 'node:path';
 import type { PublicUser } from '../schemas/api.ts';
 import { USERNAME_PATTERN } from '../schemas/index.ts';
 import type { SiteIndex } from '../model/site-index.ts';
-import { toPublicUser } from '../model/public-user.ts';
+import { compareCreators, toCreatorSummary, toPublicUser } from '../model/public-user.ts';
+import type { CreatorRow } from '../model/creators-list.ts';
+import type { Creator } from '../schemas/index.ts';
 import { CREATORS_ROWS_FILE, type CreatorsRows } from '../api/release-files.ts';
 import { USERS_PATH } from '../api/handler.ts';
 import { exampleUser, showsEveryPart } from '../api/openapi.ts';
@@ -40,6 +42,10 @@ export interface EditPlan {
   kept: KeptIndex;
   /** Whether a profile's status changed: the sitemaps list only active profiles (made again from `kept`). */
   statusChanged: boolean;
+  /** Whether a creator's profile changed: the creators list, its rows and the home page are made again. */
+  creatorsChanged: boolean;
+  /** The served release's creators list. */
+  servedCreatorRows: CreatorRow[];
 }
 
 export interface EditInputs<M> {
@@ -100,6 +106,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   const rows = parseJson<CreatorsRows>(inputs.readServed(CREATORS_ROWS_FILE));
   if (!rows || !Array.isArray(rows.rows)) return { reason: 'the served release has no creators rows' };
   const viewsCache = new StampedFileCache<Record<string, number>>(inputs.cacheFile, 'views');
+  const creatorsCache = new StampedFileCache<Creator>(inputs.cacheFile, 'creators');
 
   const stamps = (await stamping) ?? stampList(files);
   const settleMs = inputs.settleMs ?? RACY_MS;
@@ -113,7 +120,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     if (changedAt.length > EDIT_PATH_MAX_CHANGED) return { reason: `more than ${EDIT_PATH_MAX_CHANGED} profiles changed` };
   }
 
-  const creators = new Set((tree.files.get('creators') ?? []).map((f) => f.replace(/\.yaml$/, '')));
+  const creatorFiles = new Set(tree.files.get('creators') ?? []);
   const decorations = new Map(kept.decorationEntries.map(([id, name, file]) => [id, { id, name, file }]));
   const views = new Map<string, number>();
   const statsFile = path.join(dir, 'stats', 'views.yaml');
@@ -132,13 +139,12 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     ...kept, builtAt, stamps: [...kept.stamps], suspended: [...kept.suspended], previews: [...kept.previews],
   };
   const changed: PublicUser[] = [];
-  /** Each changed user's row in the columns. */
-  const positions = new Map<string, number>();
   const changedStamps = new Map<string, string>();
   let statusChanged = false;
+  /** The changed creators' list entries (null: suspended, so not in the list). */
+  const creatorRows = new Map<string, CreatorRow | null>();
   for (const i of changedAt) {
     const name = names[i]!;
-    if (creators.has(name)) return { reason: `${name} is a creator` };
     const file = profileFile(name);
     const read = reader.read(file, YAML_LIMIT);
     if (!read.ok) return { reason: `profiles/${name}.yaml has a problem` };
@@ -150,7 +156,6 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     }
     const user = toPublicUser(name, p, content, ctx);
     changed.push(user);
-    positions.set(name, i);
     const stamp = stamps.stamps[i];
     const trusted = stamp !== null && stamps.changedMs[i]! < scannedAt - settleMs;
     if (trusted) changedStamps.set(name, stamp!);
@@ -159,26 +164,43 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     if (suspended !== next.suspended[i]) statusChanged = true;
     next.suspended[i] = suspended;
     next.previews[i] = previewFileOf(avatarsDir, user, p.avatar);
+    if (creatorFiles.has(`${name}.yaml`)) {
+      // Its file is unchanged (othersDigest): what the last build parsed of it is in the validation cache.
+      const at = others.indexOf(path.join('creators', `${name}.yaml`));
+      const creator = creatorsCache.storedFor(path.join(dir, 'creators', `${name}.yaml`), stamps.stamps[names.length + at]!);
+      if (!creator) return { reason: `the creator file of ${name} is not in the validation cache` };
+      creatorRows.set(name, user.status === 'active' ? { summary: toCreatorSummary(user, creator.category, creator.featured), createdAt: Date.parse(user.createdAt) } : null);
+    }
   }
 
   const example = exampleOf(kept, changed, inputs.readServed);
   if ('reason' in example) return example;
   next.example = { name: example.user.username, full: example.full };
 
+  // The creators list: the served one's rows, the changed creators' replaced, in the list's order.
+  let listed = rows.rows;
+  if (creatorRows.size) {
+    listed = listed.filter((r) => !creatorRows.has(r.summary.username));
+    for (const row of creatorRows.values()) if (row) listed.push(row);
+    listed.sort((a, b) => compareCreators(a.summary, b.summary));
+  }
+
   // The example first: the API description shows the first user that shows every part (openapi.ts).
   const users = [example.user, ...changed.filter((u) => u !== example.user)];
+  // The avatars of those and of the creators (the home page shows theirs).
+  const avatarOf = new Set([...users.map((u) => u.username), ...listed.map((r) => r.summary.username)]);
   const avatars: [string, string][] = [];
-  for (const u of users) {
-    const avatar = next.avatars[positions.get(u.username) ?? names.indexOf(u.username)];
-    if (avatar) avatars.push([u.username, avatar]);
+  for (let i = 0; i < names.length; i++) {
+    const avatar = next.avatars[i];
+    if (avatar && avatarOf.has(names[i]!)) avatars.push([names[i]!, avatar]);
   }
   const index: SiteIndex = {
-    builtAt, siteUrl, users, avatars,
+    builtAt, siteUrl, users, profileCount: names.length, avatars,
     decorationFiles: [...new Set(kept.decorationEntries.map(([, , file]) => file))].sort(),
-    creators: rows.rows.map((r) => r.summary),
-    creatorRows: rows.rows,
+    creators: listed.map((r) => r.summary),
+    creatorRows: listed,
   };
-  return { index, changed, stamps: changedStamps, kept: next, statusChanged, meanwhile };
+  return { index, changed, stamps: changedStamps, kept: next, statusChanged, creatorsChanged: creatorRows.size > 0, servedCreatorRows: rows.rows, meanwhile };
 }
 
 /** The example user of this build, as exampleUser would choose it among every user. */

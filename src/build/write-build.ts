@@ -16,6 +16,7 @@ import type { UserFilesBatch } from './user-files-worker.ts';
 import type { AnswerTimes } from './answer-times.ts';
 import { releaseFiles, type Layers } from './layers.ts';
 import type { PublicUser } from '../schemas/api.ts';
+import type { CreatorRow } from '../model/creators-list.ts';
 
 export interface WriteStats {
   userFiles: number;
@@ -184,10 +185,17 @@ export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: st
 /**
  * What an edit build (edit-path.ts) adds to the pages it rendered and the files it took from the
  * served release: the changed users' answers (from `usersStaging`), the creators list's first page
- * (the same bytes, and its answer time kept), the answer times, and `_headers` when the release's
- * files are not the served one's (`files`: every file, as layers.ts lists them).
+ * (its answer time kept when unchanged), the answer times, and `_headers` again when it would
+ * differ from the served one's: when the release's files are not the served one's (`filesChanged`:
+ * a preview added or gone), or the creators list's own rule is not (its Link header).
  */
-export function writeEditFiles(outDir: string, index: SiteIndex, usersStaging: string, times: AnswerTimes, files: string[] | undefined): void {
+export function writeEditFiles(outDir: string, index: SiteIndex, usersStaging: string, times: AnswerTimes, headers: {
+  filesChanged: boolean;
+  /** Every file of the release, as layers.ts lists them. */
+  files: () => string[];
+  /** The creators list of the served release. */
+  servedCreatorRows: CreatorRow[];
+}): void {
   const layout = buildLayout(outDir);
   const usersDir = path.join(layout.client, ...USERS_PATH.split('/').filter(Boolean));
   fs.mkdirSync(path.dirname(usersDir), { recursive: true });
@@ -196,7 +204,11 @@ export function writeEditFiles(outDir: string, index: SiteIndex, usersStaging: s
   fs.writeFileSync(path.join(layout.client, ...CREATORS_PATH.split('/').filter(Boolean)), creators.body as string);
   fs.mkdirSync(layout.server, { recursive: true });
   times.write(layout.answerTimes);
-  if (files) writeStaticHostHeaders(layout.client, { [CREATORS_PATH]: answerOnlyHeaders(CREATORS_PATH, creators.headers) }, files);
+  const rule = answerOnlyHeaders(CREATORS_PATH, creators.headers);
+  const servedRule = answerOnlyHeaders(CREATORS_PATH, prerenderedCreators({ ...index, creatorRows: headers.servedCreatorRows }).headers);
+  if (headers.filesChanged || JSON.stringify(rule) !== JSON.stringify(servedRule)) {
+    writeStaticHostHeaders(layout.client, { [CREATORS_PATH]: rule }, headers.files());
+  }
 }
 
 function sameBytes(file: string, bytes: Uint8Array): boolean {

@@ -12,7 +12,9 @@ export interface SiteIndex {
   siteUrl: string;
   /** Every profile's public object, by username. */
   users: PublicUser[];
-  /** [username, avatar file] for profiles with an avatar image. */
+  /** How many profiles the site has: `users.length`, but in an edit build, whose `users` are the changed ones. */
+  profileCount: number;
+  /** [username, avatar file] for profiles with an avatar image (in an edit build: those of `users` and of the creators). */
   avatars: [string, string][];
   /** Decoration image files: the only files `/api/decoration` serves. */
   decorationFiles: string[];
@@ -45,6 +47,7 @@ export function buildSiteIndex(content: Content, ctx: PublicContext): SiteIndex 
     builtAt: ctx.builtAt.toISOString(),
     siteUrl: ctx.siteUrl,
     users,
+    profileCount: users.length,
     avatars,
     decorationFiles: [...new Set([...content.decorations.values()].map((d) => d.file))].sort(),
     creators,

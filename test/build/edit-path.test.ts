@@ -61,8 +61,11 @@ describe('edit builds', () => {
   test('serve what a build reading every profile serves, and leave the same records', () => {
     const { content, dist, reference } = firstBuild('edit-same');
     // erin's name (a new preview image, the old one unused), frank no longer suspended (the
-    // sitemaps change), aaron given socials (the API description's example now).
+    // sitemaps change), aaron given socials (the API description's example now); two creators: bob
+    // renamed, kate suspended (the creators list, its rows and the home page change).
     edit(content, 'erin_99', (t) => t.replace(/^displayName: .*$/m, 'displayName: "Zoë"'));
+    edit(content, 'bob', (t) => t.replace(/^displayName: .*$/m, 'displayName: "Robert"'));
+    edit(content, 'kate', (t) => `${t}suspension:\n  reason: spam\n  at: 2026-01-10T00:00:00Z\n`);
     edit(content, 'frank', (t) => t.replace(/^suspension:\n(  .*\n)+/m, '').replace('Frank', 'Franz'));
     edit(content, 'aaron', (t) => `${t}socials:\n  - platform: github\n    url: https://github.com/aaron\n`);
 
@@ -85,6 +88,10 @@ describe('edit builds', () => {
     expect(a.files.get('openapi.json')!.toString()).toContain('"username": "aaron"');
     expect(a.kept!.example).toEqual({ name: 'aaron', full: true });
     expect(JSON.parse(a.files.get('api/v1/users/erin_99')!.toString()).data.displayName).toBe('Zoë');
+    const listed = JSON.parse(a.files.get('service-api/v1/creators')!.toString()).data.map((c: { username: string; displayName: string }) => `${c.username} ${c.displayName}`);
+    expect(listed).toContain('bob Robert');
+    expect(listed.some((c: string) => c.startsWith('kate '))).toBe(false);
+    expect(a.files.get('index.html')!.toString()).toContain('Robert');
   }, 120_000);
 
   test('anything else reads every profile, and a problem fails the build as it always does', () => {
@@ -92,7 +99,7 @@ describe('edit builds', () => {
     let epoch = FIRST;
     const rebuild = (env: Record<string, string> = {}) => buildFixture(content, dist, settled(epoch += 60, env));
     const reasons: [string, () => void, RegExp][] = [
-      ['a creator edited', () => edit(content, 'bob', (t) => t.replace(/^displayName: .*$/m, 'displayName: Robert')), /bob is a creator/],
+      ['a profile removed', () => fs.rmSync(path.join(content, 'profiles', 'aaron.yaml')), /profiles were added or removed/],
       ['a profile added', () => fs.writeFileSync(path.join(content, 'profiles', 'zed.yaml'), 'displayName: Zed\ncreatedAt: 2025-05-05T00:00:00Z\n'), /profiles were added or removed/],
       ['the view counts changed', () => fs.appendFileSync(path.join(content, 'stats', 'views.yaml'), 'zed: 5\n'), /files outside profiles\/ changed/],
       ['an avatar given', () => edit(content, 'erin_99', (t) => `${t}avatar: alice.png\n`), /avatar, decoration or custom domain of erin_99 changed/],
