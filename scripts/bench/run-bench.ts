@@ -14,9 +14,11 @@
 // part of BENCHMARKS.md's Scale section, keeping the build table of the last full run. --keep-build serves that earlier
 // build as it is (the server's code may change between runs; the build's must not).
 //
-// This machine's speed drifts by 2x from minute to minute (shared cores), so floor and build run
-// in alternation --repeat times up to 20,000 profiles and the medians are reported, and each
-// lookup route is loaded on our server and the bare one back to back, --repeat times.
+// This machine's speed drifts by 2x from minute to minute (shared cores), so floor, build and Hugo
+// run in alternation --repeat times up to 20,000 profiles and at the sizes the Hugo target names
+// (one pair of 100,000-profile builds went from 0.62x of Hugo to 1.04x between two runs), and the
+// medians are reported; each lookup route is loaded on our server and the bare one back to back,
+// --repeat times.
 //
 // Hugo, the static-site generator people pick for speed, builds the same profiles in the same run when
 // `hugo` is on PATH: ../shared/anchors/hugo/mkhugo.mjs turns each size's generated content into a Hugo
@@ -40,7 +42,7 @@ const cli = parseCli({
     sizes: { type: 'string', default: '1000,10000,20000,100000', value: '<n,n,...>', help: 'how many profiles to generate and build, in turn (default 1000,10000,20000,100000; not with --lookups-only)' },
     'lookups-only': { type: 'boolean', default: false, help: 'no build table: generate and build only --serve-size profiles, measure the lookups, rewrite only the lookups part of BENCHMARKS.md' },
     'keep-build': { type: 'boolean', default: false, help: 'with --lookups-only: serve the build of that size an earlier run left, without generating or building' },
-    repeat: { type: 'string', default: '3', value: '<n>', help: 'runs of floor and build up to 20,000 profiles, and of each lookup route; medians reported (default 3)' },
+    repeat: { type: 'string', default: '3', value: '<n>', help: 'runs of floor, build and Hugo up to 20,000 profiles and at 100,000, and of each lookup route; medians reported (default 3)' },
     // The largest size by default: lookups must hold at the scale the issue is about.
     'serve-size': { type: 'string', default: '100000', value: '<n>', help: 'the size whose build serves the lookups (default 100000, else the last of --sizes)' },
     duration: { type: 'string', default: '10', value: '<s>', help: 'seconds of load per lookup run (default 10)' },
@@ -152,7 +154,7 @@ for (const n of sizes) {
   emptyDist();
   const newCode = await run('cold build of new code', BUILD, { ...env, PROFILES_INCREMENTAL: '0', KEPT_RENDERER: '0' });
   console.log(`cold build of new code (astro build): ${newCode.seconds.toFixed(1)} s, ${newCode.peakMb.toFixed(0)} MB`);
-  for (let i = 0; i < (n <= 20_000 ? repeat : 1); i++) {
+  for (let i = 0; i < (n <= 20_000 || BUILD_TARGET.sizes.includes(n) ? repeat : 1); i++) {
     floors.push(await run('floor', ['scripts/bench/build-floor.ts', content, path.join(WORK, `floor-${n}`)]));
     // A cold build: every file parsed, every page rendered (no cache or earlier build read).
     emptyDist();
