@@ -522,7 +522,7 @@ async function renderWithKept(renderer: PageRenderer, outDir: string, ownPages: 
  * What an edit build writes besides its answers and previews: every file of the served release
  * outside the layered folders (the same code built them from the same inputs: no profile added or
  * removed, no creator changed), the changed profiles' pages, and the files that change with any
- * profile: the API description (its example and timestamps) and the docs page made from it, and
+ * profile: the API description (its example) and the docs page made from it, and
  * the sitemaps when a profile's status changed (made from the kept columns).
  */
 async function renderEdit(renderer: PageRenderer, outDir: string, names: string[], edit: EditPlan): Promise<void> {

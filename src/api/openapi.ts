@@ -68,8 +68,16 @@ export function exampleUser(users: readonly PublicUser[]): { user: PublicUser; f
   return users.length ? { user: users[0]!, full: false } : undefined;
 }
 
+/**
+ * The `meta.timestamp` of the examples: the start of the build's day (UTC), not its instant, so a
+ * rebuild on the same day leaves /openapi.json and /docs byte for byte as they were (a deploy
+ * uploads neither, CDN copies stay valid) unless their example profile or creators changed; the
+ * example's `accountAgeDays` changes with the day anyway.
+ */
+export const exampleTimestamp = (builtAt: string): string => `${builtAt.slice(0, 10)}T00:00:00.000Z`;
+
 function makeOpenApi(index: SiteIndex): Json {
-  const timestamp = index.builtAt;
+  const timestamp = exampleTimestamp(index.builtAt);
   const sampleUser = exampleUser(index.users)?.user;
   const name = sampleUser?.username ?? 'alice';
   const userExample = body(successJson(JSON.stringify(sampleUser ?? null), { timestamp, executionTimeMs: 0 }));

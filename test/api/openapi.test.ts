@@ -8,10 +8,11 @@ import { describe, expect, test } from 'vitest';
 import { buildOpenApi } from '../../src/api/openapi.ts';
 import { CreatorsBodySchema, ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
 import { sharedBuild } from '../support/built-server.ts';
-import { fixtureSite } from '../support/helpers.ts';
+import { SITE_URL, fixtureSite } from '../support/helpers.ts';
+import { buildSiteIndex } from '../../src/model/site-index.ts';
 
 type Json = Record<string, any>;
-const { index } = fixtureSite();
+const { content, index } = fixtureSite();
 const doc = buildOpenApi(index) as Json;
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -63,6 +64,18 @@ describe('the OpenAPI document', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(doc.openapi).toBe('3.1.0');
+  });
+
+  test('is the same for every build of the same content on the same day; the next day its examples say so', () => {
+    const at = (iso: string) => JSON.stringify(buildOpenApi(buildSiteIndex(content, { siteUrl: SITE_URL, builtAt: new Date(iso) })));
+    const morning = at('2026-01-15T00:00:01Z');
+    expect(at('2026-01-15T23:59:59.999Z')).toBe(morning);
+    const stamps = (text: string) => [...new Set([...text.matchAll(/"timestamp":"([^"]+)"/g)].map((m) => m[1]))];
+    expect(stamps(morning)).toEqual(['2026-01-15T00:00:00.000Z']);
+    const nextDay = at('2026-01-16T08:00:00Z');
+    expect(stamps(nextDay)).toEqual(['2026-01-16T00:00:00.000Z']);
+    // The example's account age moves with the day too: the document is not frozen, only its instant.
+    expect(nextDay.replaceAll('2026-01-16T00', '2026-01-15T00')).not.toBe(morning);
   });
 
   test('needs no key: security is an empty list, not left unsaid', () => {
