@@ -5,6 +5,12 @@ import type { z } from 'astro/zod';
 import { closest, formatKeyPath, type ContentProblem } from './problems.ts';
 import { parseSimpleYaml } from './simple-yaml.ts';
 
+/**
+ * YAML problems listed per file: past the first few, the library's errors mostly follow from them
+ * (one stray bracket, or a line of 60,000 commas giving 60,000 errors), so the rest are counted.
+ */
+export const MAX_YAML_PROBLEMS = 10;
+
 /** Aliases (`*name`) per file. Real profiles need none; the limit stops "billion laughs" alias bombs in milliseconds. */
 export const MAX_ALIASES = 50;
 
@@ -52,10 +58,18 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
   } catch (e) {
     return { ok: false, problems: [{ file, message: `cannot be read as YAML: ${(e as Error).message}` }] };
   }
-  for (const err of [...doc.errors, ...doc.warnings]) {
-    problems.push({ file, ...at(err.pos[0]), ...yamlMessage(err.code, err.message) });
+  const found = [
+    ...[...doc.errors, ...doc.warnings].map((err) => ({ offset: err.pos[0], code: err.code, message: err.message })),
+    ...duplicateKeys(doc).map((offset) => ({ offset, code: 'DUPLICATE_KEY', message: '' })),
+  ].sort((a, b) => a.offset - b.offset);
+  for (const { offset, code, message } of found.slice(0, MAX_YAML_PROBLEMS)) problems.push({ file, ...at(offset), ...yamlMessage(code, message) });
+  if (found.length > MAX_YAML_PROBLEMS) {
+    problems.push({
+      file, ...at(found[MAX_YAML_PROBLEMS]!.offset),
+      message: `and ${(found.length - MAX_YAML_PROBLEMS).toLocaleString('en')} more YAML problems from here on, not listed`,
+      hint: 'fix the ones above first: the others often follow from them',
+    });
   }
-  for (const offset of duplicateKeys(doc)) problems.push({ file, ...at(offset), ...yamlMessage('DUPLICATE_KEY', '') });
   if (doc.directives?.yaml.explicit && doc.directives.yaml.version !== '1.2') {
     problems.push({
       file, line: 1, column: 1,

@@ -2,7 +2,7 @@
 // First: it starts V8's counters before the code it measures is compiled.
 import { countOperations } from '../support/operation-count.ts';
 import { describe, expect, test } from 'vitest';
-import { parseYamlFile } from '../../src/content/yaml-file.ts';
+import { MAX_YAML_PROBLEMS, parseYamlFile } from '../../src/content/yaml-file.ts';
 import { ProfileSchema } from '../../src/schemas/index.ts';
 
 const withPrivateKeys = (n: number) =>
@@ -24,9 +24,24 @@ describe('parsing a YAML file', () => {
     const r = parseYamlFile('d.yaml', 'displayName: A\nprivate:\n  x: 1\n  x: 2\ndisplayName: B\n', ProfileSchema);
     expect(r.problems.map((p) => `${p.line}:${p.column} ${p.message}`)).toMatchInlineSnapshot(`
       [
-        "5:1 a key appears twice in the same mapping",
         "4:3 a key appears twice in the same mapping",
+        "5:1 a key appears twice in the same mapping",
       ]
     `);
+  });
+
+  test('a file with thousands of YAML errors lists the first few and counts the rest', () => {
+    // One line of commas: the library reports each one.
+    const r = parseYamlFile('commas.yaml', `displayName: A\nbadges: [${', '.repeat(5_000)}]\n`, ProfileSchema);
+    expect(r.ok).toBe(false);
+    expect(r.problems).toHaveLength(MAX_YAML_PROBLEMS + 1);
+    expect(r.problems.slice(0, MAX_YAML_PROBLEMS).every((p) => p.line === 2 && /flow sequence/.test(p.message))).toBe(true);
+    const columns = r.problems.map((p) => p.column!);
+    expect(columns).toEqual([...columns].sort((a, b) => a - b));
+    expect(r.problems.at(-1)).toMatchObject({ file: 'commas.yaml', line: 2, message: `and ${(5_000 - MAX_YAML_PROBLEMS).toLocaleString('en')} more YAML problems from here on, not listed` });
+    // As many as the cap: all listed, no count.
+    const few = parseYamlFile('few.yaml', `displayName: A\nbadges: [${', '.repeat(MAX_YAML_PROBLEMS)}]\n`, ProfileSchema);
+    expect(few.problems).toHaveLength(MAX_YAML_PROBLEMS);
+    expect(few.problems.some((p) => /more YAML problems/.test(p.message))).toBe(false);
   });
 });
