@@ -28,7 +28,8 @@ import { recycleUserFiles, removeTrees, writeApiFiles, writeEditFiles, writeUser
 import { planEdit, type EditPlan } from '../src/build/edit-path.ts';
 import { keptIndexOf, othersDigestNow, readKeptIndex, writeKeptIndex, type KeptIndex } from '../src/build/kept-index.ts';
 import { exampleUser } from '../src/api/openapi.ts';
-import { CREATORS_ROWS_FILE, creatorsRows } from '../src/api/release-files.ts';
+import { CREATORS_ROWS_FILE, USER_NAMES_FILE, creatorsRows } from '../src/api/release-files.ts';
+import { nameFilterBytes } from '../src/api/name-filter.ts';
 import { previewFileOf } from '../src/ui/og-image.ts';
 import { writePreviewImages } from '../src/ui/og-image-png.ts';
 import { siteSitemap } from '../src/ui/sitemap.ts';
@@ -196,7 +197,7 @@ async function editBuild(): Promise<{ plan: EditPlan; renderer: PageRenderer; pa
     });
     if ('reason' in plan) return void (why = plan.reason);
     const layered = Object.keys(info.layers?.from ?? {}).length;
-    if (layered + 3 * plan.changed.length > maxLayeredFiles(plan.kept.names.length)) return void (why = 'the served release holds too many changes: a whole release is due');
+    if (layered + 3 * (plan.changed.length + plan.removed.length) > maxLayeredFiles(plan.kept.names.length)) return void (why = 'the served release holds too many changes: a whole release is due');
     const pages = editPages(plan, plan.meanwhile.manifest, plan.meanwhile.times);
     if ('reason' in pages) return void (why = pages.reason);
     const renderer = await openKeptRenderer();
@@ -209,21 +210,26 @@ async function editBuild(): Promise<{ plan: EditPlan; renderer: PageRenderer; pa
 
 /** The pages to render and the answer times of an edit build, from the served release's records. */
 function editPages(edit: EditPlan, manifest: PageManifest | undefined, times: AnswerTimes): { pages: PagePlan; times: AnswerTimes } | { reason: string } {
-  const { kept } = edit;
-  if (!manifest || manifest.fingerprint !== fingerprint || manifest.names.length !== kept.names.length) return { reason: 'the served release\'s page manifest is not this code\'s' };
+  const { kept, servedAt } = edit;
+  const names = kept.names;
+  if (!manifest || manifest.fingerprint !== fingerprint || manifest.names.length !== edit.servedNames.length) return { reason: 'the served release\'s page manifest is not this code\'s' };
   // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
   if (!times.hasPrevious) return { reason: 'the served release has no answer times' };
   const changed = new Map(edit.changed.map((u) => [u.username, u]));
-  const pages = [...manifest.pages];
-  const inputs = manifest.inputs ? [...manifest.inputs] : manifest.names.map(() => null);
+  // The served manifest's entries at each profile's place in this build (an added one's made below).
+  const pages = new Array<string>(names.length);
+  const inputs = new Array<string | null>(names.length);
   const render = new Set<string>();
   const reuse: string[] = [];
-  for (let i = 0; i < manifest.names.length; i++) {
-    const name = manifest.names[i]!;
-    if (name !== kept.names[i]) return { reason: 'the served release\'s page manifest names other profiles' };
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const j = servedAt[i]!;
+    if (j >= 0 && manifest.names[j] !== name) return { reason: 'the served release\'s page manifest names other profiles' };
     const user = changed.get(name);
     if (!user) {
       if (!times.keep(name)) return { reason: `the served release has no answer time for ${name}` };
+      pages[i] = manifest.pages[j]!;
+      inputs[i] = manifest.inputs?.[j] ?? null;
       reuse.push(name);
       continue;
     }
@@ -231,12 +237,12 @@ function editPages(edit: EditPlan, manifest: PageManifest | undefined, times: An
     const stamp = edit.stamps.get(name);
     inputs[i] = stamp === undefined ? null : userInputKey(stamp, user);
     const key = profilePageKey(user, kept.avatars[i] ?? undefined, json);
-    if (key === pages[i]) reuse.push(name);
+    if (j >= 0 && key === manifest.pages[j]) reuse.push(name);
     else render.add(name);
     pages[i] = key;
     times.user(name, json);
   }
-  return { pages: { render, reuse, manifest: { ...manifest, pages, inputs }, previousNames: manifest.names, sameInputs: new Set() }, times };
+  return { pages: { render, reuse, manifest: { ...manifest, names, pages, inputs }, previousNames: manifest.names, sameInputs: new Set() }, times };
 }
 
 // A plain dist/ folder from before releases becomes the first release; what dead builds left
@@ -262,7 +268,7 @@ const servedLayers = servedInfo?.layers;
 // Where the served release holds each of its files (it may read some from others: layers.ts).
 const servedAt = locator(releasesDir(distDir), servedLayout.client, servedLayers);
 const servedFiles = (dir: string) => layeredFiles(releasesDir(distDir), servedLayout.client, servedLayers, dir);
-const { plan, times, layers } = edit ? { plan: edit.pages, times: edit.times, layers: editLayers(edit.pages, edit.times) } : await step('Finding what changed', () => {
+const { plan, times, layers } = edit ? { plan: edit.pages, times: edit.times, layers: editLayers(edit.pages, edit.times, edit.plan.removed) } : await step('Finding what changed', () => {
   // Each user's JSON text made at most once, for the page key and the answer's hash, in a rebuild
   // (which may be layered); not at all for a user whose inputs are those of the served release.
   const json = new Map<PublicUser, string>();
@@ -309,11 +315,15 @@ function layersOfThisBuild(plan: PagePlan, times: AnswerTimes, jsonOf: (user: Pu
   }
   return Object.keys(layers.from).length <= maxLayeredFiles(index.users.length) ? layers : undefined;
 }
-/** An edit build's layers: the served release's, and the changed pages and answers of this one. */
-function editLayers(plan: PagePlan, times: AnswerTimes): Layers {
+/** An edit build's layers: the served release's, the changed pages and answers of this one, and the removed profiles' gone. */
+function editLayers(plan: PagePlan, times: AnswerTimes, removed: readonly string[]): Layers {
   const layers: Layers = servedLayers ? { base: servedLayers.base, from: { ...servedLayers.from } } : { base: served!, from: {} };
   for (const name of plan.render) layers.from[`p/${name}.html`] = releaseId;
   for (const name of times.changedUsers) layers.from[`${USERS_DIR}${name}`] = releaseId;
+  for (const name of removed) {
+    layers.from[`p/${name}.html`] = null;
+    layers.from[`${USERS_DIR}${name}`] = null;
+  }
   return layers;
 }
 
@@ -429,7 +439,7 @@ try {
     let written;
     if (edit && layers) {
       writeEditFiles(fresh, index, usersStaging, times, {
-        filesChanged: previewsChanged, servedCreatorRows: edit.plan.servedCreatorRows,
+        filesChanged: previewsChanged || edit.plan.namesChanged, servedCreatorRows: edit.plan.servedCreatorRows,
         // Listed before `_headers` is written, as a whole build lists them: the copy of the served one is not a file of this build.
         files: () => releaseFiles(releasesDir(distDir), freshLayout.client, layers).filter((f) => f !== '_headers'),
       });
@@ -520,16 +530,19 @@ async function renderWithKept(renderer: PageRenderer, outDir: string, ownPages: 
 
 /**
  * What an edit build writes besides its answers and previews: every file of the served release
- * outside the layered folders (the same code built them from the same inputs: no profile added or
- * removed, no creator changed), the changed profiles' pages, and the files that change with any
- * profile: the API description (its example) and the docs page made from it, and
- * the sitemaps when a profile's status changed (made from the kept columns).
+ * outside the layered folders (the same code built them from the same inputs), the changed
+ * profiles' pages, and the files that change with any profile: the API description (its example)
+ * and the docs page made from it; the sitemaps when a profile's status changed or one was added or
+ * removed (made from the kept columns); the creators rows and the home page when a creator changed;
+ * the home page (its count) and the filter of names when profiles were added or removed.
  */
 async function renderEdit(renderer: PageRenderer, outDir: string, names: string[], edit: EditPlan): Promise<void> {
   const to = buildLayout(outDir);
   process.env.CONTENT_DIR = contentDir;
   // The home page lists the creators.
-  const remade = new Set(['openapi.json', 'docs.html', ...(edit.creatorsChanged ? ['index.html'] : [])]);
+  // The home page lists the creators and counts the profiles.
+  const home = edit.creatorsChanged || edit.namesChanged;
+  const remade = new Set(['openapi.json', 'docs.html', ...(home ? ['index.html'] : []), ...(edit.namesChanged ? [USER_NAMES_FILE] : [])]);
   const isSitemap = (file: string) => /^sitemap(-\d+)?\.xml$/.test(file);
   const { kept } = edit;
   const sitemaps = edit.statusChanged
@@ -546,13 +559,17 @@ async function renderEdit(renderer: PageRenderer, outDir: string, names: string[
   }
   try {
     await renderer.renderChangedPages(edit.index, names, to.client);
-    await renderer.renderPaths(edit.index, ['/openapi.json', '/docs', ...(edit.creatorsChanged ? ['/'] : [])], to.client);
+    await renderer.renderPaths(edit.index, ['/openapi.json', '/docs', ...(home ? ['/'] : [])], to.client);
   } catch (e) {
     fs.rmSync(path.join(keptDir, KEPT_FILE), { force: true });
     throw new Error(`the kept renderer failed (the next build runs \`astro build\`): ${(e as Error)?.stack ?? e}`);
   }
   for (const file of sitemaps) fs.writeFileSync(path.join(to.client, file.path.slice(1)), file.xml);
   if (edit.creatorsChanged) fs.writeFileSync(path.join(to.client, CREATORS_ROWS_FILE), JSON.stringify(creatorsRows(edit.index)));
+  if (edit.namesChanged) {
+    fs.mkdirSync(path.dirname(path.join(to.client, USER_NAMES_FILE)), { recursive: true });
+    fs.writeFileSync(path.join(to.client, USER_NAMES_FILE), nameFilterBytes(kept.names));
+  }
   fs.cpSync(path.join(keptDir, KEPT_SERVER_DIR), to.server, { recursive: true });
 }
 

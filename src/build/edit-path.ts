@@ -2,10 +2,11 @@
 // index (kept-index.ts) without reading the other profiles. At 100,000 profiles reading them back
 // (the validation cache, the public index made again) was most of a rebuild's 5 s; here a rebuild
 // stats every content file, parses the changed ones and takes everything else from the kept columns
-// and the served release. It covers the common edit: profiles changed in place (a creator's too),
-// with the same avatar, decoration and custom domain. Anything else (a profile added or removed, a
-// file outside `profiles/` changed, a problem) returns a reason, and the build reads every profile
-// instead: that build reports problems as it always does. What it serves is what that build
+// and the served release. It covers the common edits: profiles changed in place (a creator's too)
+// with the same avatar, decoration and custom domain, and profiles added or removed without any
+// (nor a creator file or view count). Anything else (a file outside `profiles/` changed, a
+// problem) returns a reason, and the build reads every profile instead: that build reports
+// problems as it always does. What it serves is what that build
 // would serve, byte for byte (test/build/edit-path.test.ts).
 import path from 'node:path';
 import type { PublicUser } from '../schemas/api.ts';
@@ -34,14 +35,22 @@ export interface EditPlan {
    * user (openapi.ts), their avatars, every decoration file, and the served release's creators.
    */
   index: SiteIndex;
-  /** The changed users' public objects, in username order. */
+  /** The changed and added users' public objects, in username order. */
   changed: PublicUser[];
+  /** For each profile of this build (kept.names), its place in the served release's names, or -1: added. */
+  servedAt: Int32Array;
+  /** The served release's profile names (its kept index's). */
+  servedNames: string[];
+  /** The profiles removed since the served release. */
+  removed: string[];
   /** username → the stamp of its profile file, for the changed users whose stamp proves their bytes. */
   stamps: Map<string, string>;
   /** The kept index of this build. */
   kept: KeptIndex;
-  /** Whether a profile's status changed: the sitemaps list only active profiles (made again from `kept`). */
+  /** Whether a profile's status changed or one was added or removed: the sitemaps list the active ones (made again from `kept`). */
   statusChanged: boolean;
+  /** Whether profiles were added or removed: the home page's count and the filter of names are made again. */
+  namesChanged: boolean;
   /** Whether a creator's profile changed: the creators list, its rows and the home page are made again. */
   creatorsChanged: boolean;
   /** The served release's creators list. */
@@ -100,8 +109,27 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   if (kept.fingerprint !== inputs.fingerprint) return { reason: 'the code or SITE_URL changed' };
   // accountAgeDays of every answer moves with the date.
   if (!sameDay(kept.builtAt, builtAt)) return { reason: 'the date changed since the last build' };
-  if (names.length !== kept.names.length) return { reason: 'profiles were added or removed' };
-  for (let i = 0; i < names.length; i++) if (names[i] !== kept.names[i]) return { reason: 'profiles were added or removed' };
+  // Both lists are sorted: one merge finds each profile's place in the served release.
+  const servedAt = new Int32Array(names.length);
+  const removed: number[] = [];
+  const added: number[] = [];
+  for (let i = 0, j = 0; i < names.length || j < kept.names.length;) {
+    if (j >= kept.names.length || (i < names.length && names[i]! < kept.names[j]!)) {
+      servedAt[i] = -1;
+      added.push(i++);
+    } else if (i >= names.length || names[i]! > kept.names[j]!) {
+      removed.push(j++);
+    } else {
+      servedAt[i++] = j++;
+    }
+    if (added.length + removed.length > EDIT_PATH_MAX_CHANGED) return { reason: `more than ${EDIT_PATH_MAX_CHANGED} profiles were added or removed` };
+  }
+  for (const j of removed) {
+    const name = kept.names[j]!;
+    // Its avatar and custom domain are in the lookup tables; the API description shows the example.
+    if (kept.avatars[j] !== null || kept.domains[j] !== null) return { reason: `${name}, removed, had an avatar or a custom domain` };
+    if (kept.example?.name === name) return { reason: `${name}, removed, was the API description's example` };
+  }
   const meanwhile = inputs.meanwhile();
   const rows = parseJson<CreatorsRows>(inputs.readServed(CREATORS_ROWS_FILE));
   if (!rows || !Array.isArray(rows.rows)) return { reason: 'the served release has no creators rows' };
@@ -116,11 +144,14 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   const changedAt: number[] = [];
   for (let i = 0; i < names.length; i++) {
     const stamp = stamps.stamps[i];
-    if (stamp === null || stamp !== kept.stamps[i] || stamps.changedMs[i]! >= scannedAt - settleMs) changedAt.push(i);
+    const j = servedAt[i]!;
+    if (j < 0 || stamp === null || stamp !== kept.stamps[j] || stamps.changedMs[i]! >= scannedAt - settleMs) changedAt.push(i);
     if (changedAt.length > EDIT_PATH_MAX_CHANGED) return { reason: `more than ${EDIT_PATH_MAX_CHANGED} profiles changed` };
   }
 
   const creatorFiles = new Set(tree.files.get('creators') ?? []);
+  // A creator file without its profile is a problem, which the whole read reports.
+  for (const j of removed) if (creatorFiles.has(`${kept.names[j]}.yaml`)) return { reason: `${kept.names[j]}, removed, has a creator file` };
   const decorations = new Map(kept.decorationEntries.map(([id, name, file]) => [id, { id, name, file }]));
   const views = new Map<string, number>();
   const statsFile = path.join(dir, 'stats', 'views.yaml');
@@ -130,17 +161,30 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     const counts = viewsCache.storedFor(statsFile, stamps.stamps[names.length + statsAt]!);
     if (!counts) return { reason: 'the view counts are not in the validation cache' };
     for (const i of changedAt) if (Object.hasOwn(counts, names[i]!)) views.set(names[i]!, counts[names[i]!]!);
+    // A count for a name without a profile is a warning: one that comes or goes changes the warnings.
+    for (const i of added) if (Object.hasOwn(counts, names[i]!)) return { reason: `${names[i]}, added, has a view count` };
+    for (const j of removed) if (Object.hasOwn(counts, kept.names[j]!)) return { reason: `${kept.names[j]}, removed, has a view count` };
   }
   const content: Content = { dir, profiles: new Map<string, PublicProfile>(), creators: new Map(), decorations, views };
   const ctx = { siteUrl, builtAt: inputs.builtAt };
   const avatarsDir = path.join(dir, 'avatars');
 
-  const next: KeptIndex = {
-    ...kept, builtAt, stamps: [...kept.stamps], suspended: [...kept.suspended], previews: [...kept.previews],
+  // The served columns, each profile at its place in this build's names (an added one's filled below).
+  const column = <T,>(served: T[], empty: T): T[] => {
+    const c = new Array<T>(names.length);
+    for (let i = 0; i < names.length; i++) c[i] = servedAt[i]! < 0 ? empty : served[servedAt[i]!]!;
+    return c;
   };
+  const namesChanged = added.length > 0 || removed.length > 0;
+  const next: KeptIndex = namesChanged
+    ? {
+      ...kept, builtAt, names, stamps: column(kept.stamps, null), avatars: column(kept.avatars, null), decorations: column(kept.decorations, null),
+      domains: column(kept.domains, null), suspended: column(kept.suspended, 0), previews: column(kept.previews, null),
+    }
+    : { ...kept, builtAt, stamps: [...kept.stamps], suspended: [...kept.suspended], previews: [...kept.previews] };
   const changed: PublicUser[] = [];
   const changedStamps = new Map<string, string>();
-  let statusChanged = false;
+  let statusChanged = namesChanged;
   /** The changed creators' list entries (null: suspended, so not in the list). */
   const creatorRows = new Map<string, CreatorRow | null>();
   for (const i of changedAt) {
@@ -151,9 +195,10 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     const parsed = parseProfileFile(name, file, read.bytes.toString('utf8'));
     if (!parsed.ok) return { reason: `profiles/${name}.yaml has a problem` };
     const p = parsed.profile;
-    if ((p.avatar ?? null) !== kept.avatars[i] || (p.decoration ?? null) !== kept.decorations[i] || (p.customDomain ?? null) !== kept.domains[i]) {
+    if ((p.avatar ?? null) !== next.avatars[i] || (p.decoration ?? null) !== next.decorations[i] || (p.customDomain ?? null) !== next.domains[i]) {
       return { reason: `the avatar, decoration or custom domain of ${name} changed` };
     }
+    if (servedAt[i]! < 0 && creatorFiles.has(`${name}.yaml`)) return { reason: `${name}, added, has a creator file` };
     const user = toPublicUser(name, p, content, ctx);
     changed.push(user);
     const stamp = stamps.stamps[i];
@@ -161,7 +206,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     if (trusted) changedStamps.set(name, stamp!);
     next.stamps[i] = trusted ? stamp! : null;
     const suspended = user.status === 'suspended' ? 1 : 0;
-    if (suspended !== next.suspended[i]) statusChanged = true;
+    if (suspended !== next.suspended[i] || servedAt[i]! < 0) statusChanged = true;
     next.suspended[i] = suspended;
     next.previews[i] = previewFileOf(avatarsDir, user, p.avatar);
     if (creatorFiles.has(`${name}.yaml`)) {
@@ -173,7 +218,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     }
   }
 
-  const example = exampleOf(kept, changed, inputs.readServed);
+  const example = exampleOf(kept, changed, changedAt.filter((i) => servedAt[i]! < 0).map((i) => names[i]!), inputs.readServed);
   if ('reason' in example) return example;
   next.example = { name: example.user.username, full: example.full };
 
@@ -200,16 +245,21 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     creators: listed.map((r) => r.summary),
     creatorRows: listed,
   };
-  return { index, changed, stamps: changedStamps, kept: next, statusChanged, creatorsChanged: creatorRows.size > 0, servedCreatorRows: rows.rows, meanwhile };
+  return {
+    index, changed, servedAt, servedNames: kept.names, removed: removed.map((j) => kept.names[j]!), stamps: changedStamps, kept: next,
+    statusChanged, namesChanged, creatorsChanged: creatorRows.size > 0, servedCreatorRows: rows.rows, meanwhile,
+  };
 }
 
 /** The example user of this build, as exampleUser would choose it among every user. */
-function exampleOf(kept: KeptIndex, changed: PublicUser[], readServed: (file: string) => Buffer | undefined): { user: PublicUser; full: boolean } | { reason: string } {
+function exampleOf(kept: KeptIndex, changed: PublicUser[], added: string[], readServed: (file: string) => Buffer | undefined): { user: PublicUser; full: boolean } | { reason: string } {
   const before = kept.example;
   if (!before) return { reason: 'the last build had no profiles' };
   // The users before the example show every part only if they changed: the first of those now leads.
   const leader = exampleUser(changed.filter((u) => !before.full || u.username < before.name));
   if (leader?.full) return leader;
+  // Without one that shows every part, the example is the first user: an added one may be first now.
+  if (!before.full && added.length && added[0]! < before.name) return { user: changed.find((u) => u.username === added[0])!, full: false };
   const edited = changed.find((u) => u.username === before.name);
   if (edited) {
     if (before.full && !showsEveryPart(edited)) return { reason: `the API description's example, ${edited.username}, changed` };

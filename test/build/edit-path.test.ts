@@ -109,6 +109,8 @@ describe('edit builds', () => {
     };
     const pick = <T,>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
     const names = fs.readdirSync(path.join(content, 'profiles')).map((f) => f.slice(0, -'.yaml'.length));
+    // Profiles without a creator file, avatar, custom domain or view count: removing one is an edit too.
+    const removable = ['aaron', 'erin_99', 'frank'];
     /** A profile file as its top-level entries (a key's line and the indented lines under it). */
     const entries = (text: string) => text.split(/\n(?! )/).filter((e) => e !== '');
     const setEntry = (text: string, key: string, entry: string | null) => {
@@ -136,6 +138,22 @@ describe('edit builds', () => {
         edit(content, name, (t) => change(t, ++n));
         done.push(`${name}: ${what}`);
       }
+      // A profile added (anywhere in the order, some suspended, some with socials), one removed.
+      if (random() < 0.5) {
+        const name = `${pick(['a', 'b0', 'em', 'zz'])}${++n}`;
+        const socials = n % 2 ? 'socials:\n  - platform: github\n    url: https://github.com/new\n' : '';
+        const suspension = n % 3 ? '' : 'suspension:\n  reason: spam\n  at: 2026-01-10T00:00:00Z\n';
+        fs.writeFileSync(path.join(content, 'profiles', `${name}.yaml`), `displayName: New ${n}\ncreatedAt: 2025-0${1 + (n % 9)}-01T00:00:00Z\n${socials}${suspension}`);
+        names.push(name);
+        removable.push(name);
+        done.push(`${name} added`);
+      }
+      if (random() < 0.4 && removable.length) {
+        const name = removable.splice(Math.floor(random() * removable.length), 1)[0]!;
+        fs.rmSync(path.join(content, 'profiles', `${name}.yaml`));
+        names.splice(names.indexOf(name), 1);
+        done.push(`${name} removed`);
+      }
       const context = `seed ${seed}, round ${round} (${done.join('; ')})`;
       epoch += 60;
       const ours = buildFixture(content, dist, settled(epoch));
@@ -162,9 +180,12 @@ describe('edit builds', () => {
     let epoch = FIRST;
     const rebuild = (env: Record<string, string> = {}) => buildFixture(content, dist, settled(epoch += 60, env));
     const reasons: [string, () => void, RegExp][] = [
-      ['a profile removed', () => fs.rmSync(path.join(content, 'profiles', 'aaron.yaml')), /profiles were added or removed/],
-      ['a profile added', () => fs.writeFileSync(path.join(content, 'profiles', 'zed.yaml'), 'displayName: Zed\ncreatedAt: 2025-05-05T00:00:00Z\n'), /profiles were added or removed/],
-      ['the view counts changed', () => fs.appendFileSync(path.join(content, 'stats', 'views.yaml'), 'zed: 5\n'), /files outside profiles\/ changed/],
+      ['a profile added with an avatar', () => fs.writeFileSync(path.join(content, 'profiles', 'zed.yaml'), 'displayName: Zed\ncreatedAt: 2025-05-05T00:00:00Z\navatar: alice.png\n'), /avatar, decoration or custom domain of zed changed/],
+      ['the view counts changed', () => fs.appendFileSync(path.join(content, 'stats', 'views.yaml'), 'zed: 5\nyan: 3\n'), /files outside profiles\/ changed/],
+      // The count of a name without a profile is a warning: one that comes or goes, the whole read prints.
+      ['a profile with a view count added', () => fs.writeFileSync(path.join(content, 'profiles', 'yan.yaml'), 'displayName: Yan\ncreatedAt: 2025-05-05T00:00:00Z\n'), /yan, added, has a view count/],
+      ['a profile with an avatar removed', () => fs.rmSync(path.join(content, 'profiles', 'zed.yaml')), /zed, removed, had an avatar or a custom domain/],
+      ['a profile with a view count removed', () => fs.rmSync(path.join(content, 'profiles', 'yan.yaml')), /yan, removed, has a view count/],
       ['an avatar given', () => edit(content, 'erin_99', (t) => `${t}avatar: alice.png\n`), /avatar, decoration or custom domain of erin_99 changed/],
     ];
     for (const [what, change, reason] of reasons) {
