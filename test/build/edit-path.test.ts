@@ -175,6 +175,38 @@ describe('edit builds', () => {
     for (const [file, bytes] of servedState(dist).files) expect(bytes.includes('private-round-'), file).toBe(false);
   }, 180_000);
 
+  test('without a profile that shows every part, one added first becomes the example', () => {
+    const work = workDir('edit-example');
+    made.push(work);
+    fs.rmSync(work, { recursive: true, force: true });
+    const content = path.join(work, 'content');
+    fs.mkdirSync(path.join(content, 'profiles'), { recursive: true });
+    for (const name of ['bob', 'carol']) fs.writeFileSync(path.join(content, 'profiles', `${name}.yaml`), `displayName: ${name}\ncreatedAt: 2024-01-01T00:00:00Z\n`);
+    const dist = path.join(work, 'a', 'dist');
+    const first = buildFixture(content, dist, settled(FIRST));
+    expect(first.status, first.stderr).toBe(0);
+    fs.cpSync(path.join(work, 'a'), path.join(work, 'b'), { recursive: true, verbatimSymlinks: true });
+    const reference = path.join(work, 'b', 'dist');
+    expect(readKeptIndex(buildLayout(releasePath(dist, servedRelease(dist)!)).keptIndex)?.example).toEqual({ name: 'bob', full: false });
+
+    fs.writeFileSync(path.join(content, 'profiles', 'amy.yaml'), 'displayName: Amy\ncreatedAt: 2024-01-01T00:00:00Z\n');
+    fs.rmSync(path.join(content, 'profiles', 'carol.yaml'));
+    const ours = buildFixture(content, dist, settled(FIRST + 60));
+    expect(ours.status, ours.stderr).toBe(0);
+    expect(ours.stdout).not.toMatch(/Validating content/);
+    const theirs = buildFixture(content, reference, settled(FIRST + 60, { EDIT_PATH: '0' }));
+    expect(theirs.status, theirs.stderr).toBe(0);
+    const [a, b] = [servedState(dist), servedState(reference)];
+    expect([...a.files.keys()]).toEqual([...b.files.keys()]);
+    for (const [file, bytes] of b.files) expect(a.files.get(file)!.equals(bytes), file).toBe(true);
+    expect(a.layers).toEqual(b.layers);
+    expect(a.records).toEqual(b.records);
+    expect(a.kept).toEqual(b.kept);
+    expect(a.kept!.example).toEqual({ name: 'amy', full: false });
+    expect(a.files.has('api/v1/users/carol')).toBe(false);
+    expect(a.files.get('index.html')!.toString()).toContain('2 public profiles');
+  }, 120_000);
+
   test('anything else reads every profile, and a problem fails the build as it always does', () => {
     const { content, dist } = firstBuild('edit-else');
     let epoch = FIRST;
