@@ -36,15 +36,31 @@ function servedState(dist: string) {
   return { files, records, kept: readKeptIndex(layout.keptIndex), layers };
 }
 
-/** A content folder with one more profile before alice (the API description's example), built once. */
-function firstBuild(name: string) {
+/** The edit build's served state is the whole read's: every file byte for byte, layers and records. */
+function expectSameServed(dist: string, reference: string, context = '') {
+  const [a, b] = [servedState(dist), servedState(reference)];
+  expect([...a.files.keys()], context).toEqual([...b.files.keys()]);
+  for (const [file, bytes] of b.files) expect(a.files.get(file)!.equals(bytes), `${context} ${file}`).toBe(true);
+  expect(a.layers, context).toEqual(b.layers);
+  expect(a.records, context).toEqual(b.records);
+  expect(a.kept, context).toEqual(b.kept);
+  return a;
+}
+
+/** The fixture with one more profile before alice (the API description's example). */
+function fixtureWithAaron(content: string) {
+  fs.cpSync(FIXTURE, content, { recursive: true });
+  // A decoration but no socials: not a full example, until an edit gives it socials.
+  fs.writeFileSync(path.join(content, 'profiles', 'aaron.yaml'), 'displayName: Aaron\ncreatedAt: 2023-03-03T00:00:00Z\ndecoration: sakura\n');
+}
+
+/** A content folder (by default `fixtureWithAaron`), built once, and a copy of that served state. */
+function firstBuild(name: string, makeContent = fixtureWithAaron) {
   const work = workDir(name);
   made.push(work);
   fs.rmSync(work, { recursive: true, force: true });
   const content = path.join(work, 'content');
-  fs.cpSync(FIXTURE, content, { recursive: true });
-  // A decoration but no socials: not a full example, until an edit gives it socials.
-  fs.writeFileSync(path.join(content, 'profiles', 'aaron.yaml'), 'displayName: Aaron\ncreatedAt: 2023-03-03T00:00:00Z\ndecoration: sakura\n');
+  makeContent(content);
   const dist = path.join(work, 'a', 'dist');
   const first = buildFixture(content, dist, settled(FIRST));
   expect(first.status, first.stderr).toBe(0);
@@ -78,12 +94,7 @@ describe('edit builds', () => {
     expect(theirs.status, theirs.stderr).toBe(0);
     expect(theirs.stdout).toMatch(/Validating content/);
 
-    const [a, b] = [servedState(dist), servedState(reference)];
-    expect([...a.files.keys()]).toEqual([...b.files.keys()]);
-    for (const [file, bytes] of b.files) expect(a.files.get(file)!.equals(bytes), file).toBe(true);
-    expect(a.layers).toEqual(b.layers);
-    expect(a.records).toEqual(b.records);
-    expect(a.kept).toEqual(b.kept);
+    const a = expectSameServed(dist, reference);
     // The edits are in what is served.
     expect(a.files.get('sitemap.xml')!.toString()).toContain('/p/frank<');
     expect(a.files.get('openapi.json')!.toString()).toContain('"username": "aaron"');
@@ -163,12 +174,7 @@ describe('edit builds', () => {
       if (!/Validating content/.test(ours.stdout)) editRounds++;
       const theirs = buildFixture(content, reference, settled(epoch, { EDIT_PATH: '0' }));
       expect(theirs.status, `${context}: ${theirs.stderr}`).toBe(0);
-      const [a, b] = [servedState(dist), servedState(reference)];
-      expect([...a.files.keys()], context).toEqual([...b.files.keys()]);
-      for (const [file, bytes] of b.files) expect(a.files.get(file)!.equals(bytes), `${context}: ${file}`).toBe(true);
-      expect(a.layers, context).toEqual(b.layers);
-      expect(a.records, context).toEqual(b.records);
-      expect(a.kept, context).toEqual(b.kept);
+      expectSameServed(dist, reference, context);
     }
     expect(editRounds, 'rounds that took the edit path').toBeGreaterThanOrEqual(2);
     // Nothing private was published on the way.
@@ -176,17 +182,10 @@ describe('edit builds', () => {
   }, 180_000);
 
   test('without a profile that shows every part, one added first becomes the example', () => {
-    const work = workDir('edit-example');
-    made.push(work);
-    fs.rmSync(work, { recursive: true, force: true });
-    const content = path.join(work, 'content');
-    fs.mkdirSync(path.join(content, 'profiles'), { recursive: true });
-    for (const name of ['bob', 'carol']) fs.writeFileSync(path.join(content, 'profiles', `${name}.yaml`), `displayName: ${name}\ncreatedAt: 2024-01-01T00:00:00Z\n`);
-    const dist = path.join(work, 'a', 'dist');
-    const first = buildFixture(content, dist, settled(FIRST));
-    expect(first.status, first.stderr).toBe(0);
-    fs.cpSync(path.join(work, 'a'), path.join(work, 'b'), { recursive: true, verbatimSymlinks: true });
-    const reference = path.join(work, 'b', 'dist');
+    const { content, dist, reference } = firstBuild('edit-example', (dir) => {
+      fs.mkdirSync(path.join(dir, 'profiles'), { recursive: true });
+      for (const name of ['bob', 'carol']) fs.writeFileSync(path.join(dir, 'profiles', `${name}.yaml`), `displayName: ${name}\ncreatedAt: 2024-01-01T00:00:00Z\n`);
+    });
     expect(readKeptIndex(buildLayout(releasePath(dist, servedRelease(dist)!)).keptIndex)?.example).toEqual({ name: 'bob', full: false });
 
     fs.writeFileSync(path.join(content, 'profiles', 'amy.yaml'), 'displayName: Amy\ncreatedAt: 2024-01-01T00:00:00Z\n');
@@ -196,12 +195,7 @@ describe('edit builds', () => {
     expect(ours.stdout).not.toMatch(/Validating content/);
     const theirs = buildFixture(content, reference, settled(FIRST + 60, { EDIT_PATH: '0' }));
     expect(theirs.status, theirs.stderr).toBe(0);
-    const [a, b] = [servedState(dist), servedState(reference)];
-    expect([...a.files.keys()]).toEqual([...b.files.keys()]);
-    for (const [file, bytes] of b.files) expect(a.files.get(file)!.equals(bytes), file).toBe(true);
-    expect(a.layers).toEqual(b.layers);
-    expect(a.records).toEqual(b.records);
-    expect(a.kept).toEqual(b.kept);
+    const a = expectSameServed(dist, reference);
     expect(a.kept!.example).toEqual({ name: 'amy', full: false });
     expect(a.files.has('api/v1/users/carol')).toBe(false);
     expect(a.files.get('index.html')!.toString()).toContain('2 public profiles');
