@@ -1,5 +1,5 @@
-// Usage: npm run bench [-- --sizes 1000,10000,20000,100000] [--repeat 3] [--serve-size 100000] [--duration 10] [--connections 50] [--dry-run]
-//        npm run bench -- --lookups-only [--keep-build] [--serve-size 100000] [--repeat 3] [--duration 10] [--connections 50] [--dry-run]
+// Usage: npm run bench [-- --sizes 1000,10000,20000,100000] [--repeat 3] [--serve-size 100000] [--rounds 9] [--duration 4] [--connections 50] [--dry-run]
+//        npm run bench -- --lookups-only [--keep-build] [--serve-size 100000] [--repeat 3] [--rounds 9] [--duration 4] [--connections 50] [--dry-run]
 //
 // The scale benchmark. For each size it generates synthetic content (scripts/bench/generate-profiles.ts),
 // then, in the same run: the floor (scripts/bench/build-floor.ts: parse each YAML, write JSON and a small
@@ -17,8 +17,8 @@
 // This machine's speed drifts by 2x from minute to minute (shared cores), so floor, build and Hugo
 // run in alternation --repeat times up to 20,000 profiles and at the sizes the Hugo target names
 // (one pair of 100,000-profile builds went from 0.62x of Hugo to 1.04x between two runs), and the
-// medians are reported; each lookup route is loaded on our server and the bare one back to back,
-// --repeat times.
+// medians are reported; each lookup route is loaded on our server and the bare ones in turn, --rounds
+// times, and each ratio is the median of the rounds' ratios.
 //
 // Hugo, the static-site generator people pick for speed, builds the same profiles in the same run when
 // `hugo` is on PATH: ../shared/anchors/hugo/mkhugo.mjs turns each size's generated content into a Hugo
@@ -36,16 +36,19 @@ import { releasesDir } from '../../src/build/releases.ts';
 
 const cli = parseCli({
   name: 'bench',
-  usage: 'Usage: npm run bench [-- --sizes 1000,10000,20000,100000] [--repeat 3] [--serve-size 100000] [--duration 10] [--connections 50] [--dry-run]\n'
-    + '       npm run bench -- --lookups-only [--keep-build] [--serve-size 100000] [--repeat 3] [--duration 10] [--connections 50] [--dry-run]',
+  usage: 'Usage: npm run bench [-- --sizes 1000,10000,20000,100000] [--repeat 3] [--serve-size 100000] [--rounds 9] [--duration 4] [--connections 50] [--dry-run]\n'
+    + '       npm run bench -- --lookups-only [--keep-build] [--serve-size 100000] [--repeat 3] [--rounds 9] [--duration 4] [--connections 50] [--dry-run]',
   options: {
     sizes: { type: 'string', default: '1000,10000,20000,100000', value: '<n,n,...>', help: 'how many profiles to generate and build, in turn (default 1000,10000,20000,100000; not with --lookups-only)' },
     'lookups-only': { type: 'boolean', default: false, help: 'no build table: generate and build only --serve-size profiles, measure the lookups, rewrite only the lookups part of BENCHMARKS.md' },
     'keep-build': { type: 'boolean', default: false, help: 'with --lookups-only: serve the build of that size an earlier run left, without generating or building' },
-    repeat: { type: 'string', default: '3', value: '<n>', help: 'runs of floor, build and Hugo up to 20,000 profiles and at 100,000, and of each lookup route; medians reported (default 3)' },
+    repeat: { type: 'string', default: '3', value: '<n>', help: 'runs of floor, build and Hugo up to 20,000 profiles and at 100,000; medians reported (default 3)' },
+    // Many short rounds rather than a few long ones: the ratio is the median of per-round ratios, and a
+    // median of nine moves far less with this machine's neighbours than a median of three.
+    rounds: { type: 'string', default: '9', value: '<n>', help: 'rounds of each lookup route, each server once per round in turn; medians reported (default 9)' },
     // The largest size by default: lookups must hold at the scale the issue is about.
     'serve-size': { type: 'string', default: '100000', value: '<n>', help: 'the size whose build serves the lookups (default 100000, else the last of --sizes)' },
-    duration: { type: 'string', default: '10', value: '<s>', help: 'seconds of load per lookup run (default 10)' },
+    duration: { type: 'string', default: '4', value: '<s>', help: 'seconds of load per lookup run (default 4)' },
     connections: { type: 'string', default: '50', value: '<n>', help: 'concurrent connections (default 50)' },
     'dry-run': { type: 'boolean', default: false, help: 'print the tables; do not write BENCHMARKS.md' },
   },
@@ -56,6 +59,7 @@ if (values['keep-build'] && !lookupsOnly) cli.usageError('--keep-build goes with
 const serveSize = numberOption(cli, 'serve-size', values['serve-size'], { integer: true });
 const sizes = lookupsOnly ? [] : values.sizes.split(',').map((n) => numberOption(cli, 'sizes', n, { integer: true }));
 const repeat = numberOption(cli, 'repeat', values.repeat, { integer: true });
+const rounds = numberOption(cli, 'rounds', values.rounds, { integer: true });
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const duration = numberOption(cli, 'duration', values.duration);
 const connections = numberOption(cli, 'connections', values.connections, { integer: true });
@@ -271,6 +275,7 @@ const routes: [string, () => string][] = [
 const serveRows: string[] = [];
 const ratios: Record<string, number> = {};
 const cpuRatios: Record<string, number> = {};
+const headerCost: Record<string, number> = {};
 const cpuRows: string[] = [];
 /** How busy autocannon (this process) and the servers were during the measured runs, as a share of a core. */
 const busy = { client: [] as number[], server: [] as number[] };
@@ -302,16 +307,16 @@ for (const [name, pathFor] of routes) {
   const b: Awaited<ReturnType<typeof load>>[] = [];
   const h: Awaited<ReturnType<typeof load>>[] = [];
   unknownBefore404 = unknown;
-  // A warm-up first (JIT, our file cache), then back to back, --repeat times: both servers see the same machine.
+  // A warm-up first (JIT, our file cache), then each server in turn, --rounds times: all see the same machine.
   await step(`${name}: warming up both servers (2 s each)`, async () => {
     await load(ours, pathFor, 2);
     await load(bare, pathFor, 2);
     await load(bareH, pathFor, 2);
   });
-  for (let i = 0; i < repeat; i++) {
-    o.push(await step(`${name}: ours, run ${i + 1} of ${repeat} (${duration} s)`, () => load(ours, pathFor)));
-    b.push(await step(`${name}: bare, run ${i + 1} of ${repeat} (${duration} s)`, () => load(bare, pathFor)));
-    h.push(await step(`${name}: bare with the contract's headers, run ${i + 1} of ${repeat} (${duration} s)`, () => load(bareH, pathFor)));
+  for (let i = 0; i < rounds; i++) {
+    o.push(await step(`${name}: ours, run ${i + 1} of ${rounds} (${duration} s)`, () => load(ours, pathFor)));
+    b.push(await step(`${name}: bare, run ${i + 1} of ${rounds} (${duration} s)`, () => load(bare, pathFor)));
+    h.push(await step(`${name}: bare with the contract's headers, run ${i + 1} of ${rounds} (${duration} s)`, () => load(bareH, pathFor)));
   }
   const medianRun = (rs: typeof o) => rs.find((r) => r.rps === median(rs.map((x) => x.rps)))!;
   const [mo, mb] = [medianRun(o), medianRun(b)];
@@ -328,12 +333,15 @@ for (const [name, pathFor] of routes) {
   // By server CPU per answer: the bare server's over ours, so that above 1 is ours cheaper, as with req/s.
   const cpuRatio = median(o.map((r, i) => b[i]!.cpuUs / r.cpuUs));
   const cpuRatioH = median(o.map((r, i) => h[i]!.cpuUs / r.cpuUs));
+  // What the contract's headers alone cost a bare server: the most any server sending them can reach of the bare one.
+  const cpuRatioHB = median(b.map((r, i) => r.cpuUs / h[i]!.cpuUs));
+  headerCost[name] = cpuRatioHB;
   cpuRatios[name] = cpuRatio;
   for (const r of [...o, ...b, ...h]) { busy.client.push(r.clientBusy); busy.server.push(r.serverBusy); }
   const cpu = (rs: typeof o) => median(rs.map((r) => r.cpuUs)).toFixed(1);
   console.log(`${name}: ours ${Math.round(mo.rps)} req/s, bare ${Math.round(mb.rps)} req/s, ratio ${ratio.toFixed(2)}; bare with the contract's headers ${Math.round(mh.rps)} req/s, ratio ${ratioH.toFixed(2)}`);
   console.log(`${name}: server CPU per answer ours ${cpu(o)} µs, bare ${cpu(b)} µs, bare with the contract's headers ${cpu(h)} µs; ratios ${cpuRatio.toFixed(2)}, ${cpuRatioH.toFixed(2)}`);
-  cpuRows.push(`| ${name} | ${cpu(o)} µs | ${cpu(b)} µs | ${cpuRatio.toFixed(2)}x | ${cpu(h)} µs | ${cpuRatioH.toFixed(2)}x |`);
+  cpuRows.push(`| ${name} | ${cpu(o)} µs | ${cpu(b)} µs | ${cpuRatio.toFixed(2)}x | ${cpu(h)} µs | ${cpuRatioH.toFixed(2)}x | ${cpuRatioHB.toFixed(2)}x |`);
   rss.ours.push(rssMb(ours.child.pid!));
   rss.bare.push(rssMb(bare.child.pid!));
   serveRows.push(`| ${name} | ${Math.round(mo.rps).toLocaleString('en')} | ${mo.p50} / ${mo.p99} ms | ${Math.round(mb.rps).toLocaleString('en')} | ${mb.p50} / ${mb.p99} ms | ${ratio.toFixed(2)}x | ${Math.round(mh.rps).toLocaleString('en')} | ${ratioH.toFixed(2)}x | ${o.reduce((a, r) => a + r.errors, 0)} / ${mo.non2xx} |`);
@@ -351,7 +359,8 @@ const cpuVerdict = judged(cpuRatios);
 const memoryMet = peak.ours <= peak.bare + LOOKUP_TARGETS.extraRssMb;
 const names404 = unknown - unknownBefore404;
 const verdict = `Targets: each route at ${LOOKUP_TARGETS.ratio}x of bare or more, and our RSS at most bare's + ${LOOKUP_TARGETS.extraRssMb} MB. `
-  + `Ours / bare by requests per second: ${speedVerdict}; by server CPU per answer: ${cpuVerdict}. RSS at its highest: ours ${peak.ours.toFixed(0)} MB vs bare ${peak.bare.toFixed(0)} MB, `
+  + `Ours / bare by requests per second: ${speedVerdict}; by server CPU per answer: ${cpuVerdict}. `
+  + `The contract's headers alone take the bare server to ${routes.map(([name]) => `${headerCost[name]!.toFixed(2)}x`).join(', ')} of itself by CPU per answer. RSS at its highest: ours ${peak.ours.toFixed(0)} MB vs bare ${peak.bare.toFixed(0)} MB, `
   + `${memoryMet ? 'within' : 'OVER'} bare + ${LOOKUP_TARGETS.extraRssMb} MB`
   + `${servedCount === 100_000 ? '' : ` (the memory target is set at 100,000 profiles; this build has ${servedCount.toLocaleString('en')})`}. `
   + `The 404 route sent ${names404.toLocaleString('en')} distinct unknown names: ours ${(rss.ours.at(-1)! - rss.ours.at(-2)!).toFixed(0)} MB over them.`;
@@ -373,7 +382,7 @@ ${targetLines.length ? `\nTarget (cold builds at ${BUILD_TARGET.ratio}x of Hugo 
 const lookupPart = `${LOOKUPS}
 
 ${machine}, load average ${os.loadavg()[0]!.toFixed(1)} before the lookups${lookupsOnly ? ' (`npm run bench -- --lookups-only`)' : ''}.
-Lookups on the ${servedCount.toLocaleString('en')}-profile build, ${connections} connections, ${duration} s per run, ${repeat} runs per server back to back (medians; autocannon in the bench process, each server in its own${pinned ? ', the servers on core 0 and autocannon on core 1' : ', not pinned to cores'}), after every name was asked once in each form of each server. The bare server holds every body in memory and sends the contract's bodies (the query form's \`data\` in a fresh envelope, a 404 naming the user). "Bare + contract headers" is the bare server sending the headers every answer of ours must carry (CORS, Cache-Control, the policy's others, an ETag): the gap between it and ours is our code's, the rest is the contract's bytes on the wire:
+Lookups on the ${servedCount.toLocaleString('en')}-profile build, ${connections} connections, ${duration} s per run, ${rounds} rounds of each server in turn (medians, and ratios as the median of the rounds' ratios; autocannon in the bench process, each server in its own${pinned ? ', the servers on core 0 and autocannon on core 1' : ', not pinned to cores'}), after every name was asked once in each form of each server. The bare server holds every body in memory and sends the contract's bodies (the query form's \`data\` in a fresh envelope, a 404 naming the user). "Bare + contract headers" is the bare server sending the headers every answer of ours must carry (CORS, Cache-Control, the policy's others, an ETag): the gap between it and ours is our code's, the rest is the contract's bytes on the wire:
 
 | route | ours req/s | ours p50 / p99 | bare req/s | bare p50 / p99 | ours / bare | bare + contract headers req/s | ours / that | errors / non-2xx |
 |---|---|---|---|---|---|---|---|---|
@@ -381,8 +390,8 @@ ${serveRows.join('\n')}
 
 The same runs by the servers' CPU time per answer (all their threads, from /proc/<pid>/stat), and the bare server's over ours: a server's throughput on its core is the inverse of its CPU per answer, whoever the bottleneck. The load generator was ${Math.round(median(busy.client) * 100)}% busy and the servers ${Math.round(median(busy.server) * 100)}% (medians)${median(busy.client) > 0.9 && median(busy.server) < 0.9 ? ': autocannon, not the servers, set the requests per second, so the ratios above measure its cost of reading each answer as much as the servers\'' : ''}.
 
-| route | ours CPU per answer | bare | ours / bare | bare + contract headers | ours / that |
-|---|---|---|---|---|---|
+| route | ours CPU per answer | bare | ours / bare | bare + contract headers | ours / that | that / bare: the headers' own cost |
+|---|---|---|---|---|---|---|
 ${cpuRows.join('\n')}
 
 Start-up (until listening): ours ${(ours.startMs / 1000).toFixed(1)} s, bare ${(bare.startMs / 1000).toFixed(1)} s (it reads every body). Server memory (RSS) after start-up, after every name once in each form, then after each route above in turn: ${memory.join('; ')}.
