@@ -103,6 +103,14 @@ async function run(label: string, args: string[], env: Record<string, string> = 
   return { seconds: wall / 1000, served, peakMb: report.maxRssKb / 1024, stdout: r.stdout };
 }
 
+/**
+ * Writes every dirty page to disk before a timed run (`sync`), off the clock: otherwise a run pays
+ * for the writeback of the files the run before it wrote or deleted, tens of thousands at these
+ * sizes, and most of all a build that makes its release durable (its folder fsync commits the
+ * file system's journal, and with it others' pending writes).
+ */
+const flush = () => { spawnSync('sync'); };
+
 /** Peak RSS of a process, read from /proc while it runs: Node gives no child's rusage. */
 const peakKb = (pid: number) => {
   try {
@@ -156,14 +164,17 @@ for (const n of sizes) {
   // tens of thousands of files, beside its rendering.
   const emptyDist = () => { for (const d of [dist, releasesDir(dist)]) fs.rmSync(d, { recursive: true, force: true }); };
   emptyDist();
+  flush();
   const newCode = await run('cold build of new code', BUILD, { ...env, PROFILES_INCREMENTAL: '0', KEPT_RENDERER: '0' });
   console.log(`cold build of new code (astro build): ${newCode.seconds.toFixed(1)} s, ${newCode.peakMb.toFixed(0)} MB`);
   for (let i = 0; i < (n <= 20_000 || BUILD_TARGET.sizes.includes(n) ? repeat : 1); i++) {
+    flush();
     floors.push(await run('floor', ['scripts/bench/build-floor.ts', content, path.join(WORK, `floor-${n}`)]));
     // A cold build: every file parsed, every page rendered (no cache or earlier build read).
     emptyDist();
+    flush();
     colds.push(await run('cold build', BUILD, { ...env, PROFILES_INCREMENTAL: '0' }));
-    if (hugo) hugos.push(await runHugo(hugoSite));
+    if (hugo) { flush(); hugos.push(await runHugo(hugoSite)); }
     const h = hugos.at(-1);
     console.log(`floor ${floors.at(-1)!.seconds.toFixed(1)} s, build ${colds.at(-1)!.seconds.toFixed(1)} s, ${colds.at(-1)!.peakMb.toFixed(0)} MB${h ? `, Hugo ${h.seconds.toFixed(1)} s, ${h.peakMb.toFixed(0)} MB` : ''}`);
   }
@@ -183,10 +194,12 @@ for (const n of sizes) {
     }
     fs.rmSync(path.join(hugoSite, 'public'), { recursive: true, force: true });
   }
+  flush();
   const again = await run('rebuild, nothing changed', BUILD, env);
   console.log(`rebuild, nothing changed: served after ${again.served.toFixed(1)} s, done in ${again.seconds.toFixed(1)} s`);
   const edited = path.join(content, 'profiles', 'user000000.yaml');
   fs.writeFileSync(edited, fs.readFileSync(edited, 'utf8').replace(/^displayName: .*$/m, 'displayName: "Edited for the benchmark"'));
+  flush();
   const one = await run('rebuild, one profile edited', BUILD, env);
   console.log(`rebuild, one profile edited: served after ${one.served.toFixed(1)} s, done in ${one.seconds.toFixed(1)} s`);
   rows.push(`| ${n.toLocaleString('en')} | ${floor.seconds.toFixed(1)} s | ${floor.peakMb.toFixed(0)} MB | ${cold.seconds.toFixed(1)} s | ${cold.peakMb.toFixed(0)} MB | ${ratio.toFixed(1)}x | ${hugoCells} | ${newCode.seconds.toFixed(1)} s, ${newCode.peakMb.toFixed(0)} MB | ${again.served.toFixed(1)} s (${again.seconds.toFixed(1)} s) | ${one.served.toFixed(1)} s (${one.seconds.toFixed(1)} s) | ${one.peakMb.toFixed(0)} MB |`);
@@ -379,7 +392,7 @@ const LOOKUPS = '### Lookups';
 const buildPart = `### Builds
 
 ${machine}.
-Build times are wall time of the whole command (\`npm run build\`'s node flags); peak memory is the maximum RSS of the build process (Astro runs in it) plus that of its render processes. Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered) into an empty output folder (as Hugo's and the floor's, emptied before the clock starts), with the code the first build of this code kept (src/build/page-renderer.ts); "new code": the first cold build after a change of code, which runs \`astro build\` (\`KEPT_RENDERER=0\`); rebuilds: the validation cache and unchanged pages reused (a layered release with the kept renderer when few changed), timed until the new release is served (the build's \`servedMs\`: the latency of an edit), the whole command in brackets. ${hugo ? `Hugo ${hugo}: \`hugo --quiet -s SITE\` on the same profiles (../shared/anchors/hugo/mkhugo.mjs, not timed), from cold, in alternation with our cold build; its peak is its RSS high-water mark (VmHWM).` : 'No Hugo in this run (`hugo` not on PATH, or ../shared/anchors missing).'}
+Build times are wall time of the whole command (\`npm run build\`'s node flags), each timed run (ours, Hugo's, the floor's) started after \`sync\`, so that none pays for the writeback of the one before; peak memory is the maximum RSS of the build process (Astro runs in it) plus that of its render processes. Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered) into an empty output folder (as Hugo's and the floor's, emptied before the clock starts), with the code the first build of this code kept (src/build/page-renderer.ts); "new code": the first cold build after a change of code, which runs \`astro build\` (\`KEPT_RENDERER=0\`); rebuilds: the validation cache and unchanged pages reused (a layered release with the kept renderer when few changed), timed until the new release is served (the build's \`servedMs\`: the latency of an edit), the whole command in brackets. ${hugo ? `Hugo ${hugo}: \`hugo --quiet -s SITE\` on the same profiles (../shared/anchors/hugo/mkhugo.mjs, not timed), from cold, in alternation with our cold build; its peak is its RSS high-water mark (VmHWM).` : 'No Hugo in this run (`hugo` not on PATH, or ../shared/anchors missing).'}
 
 | profiles | floor | floor peak | build | build peak | build / floor (median of pairs) | Hugo | Hugo peak | build / Hugo (median of pairs) | cold build of new code, peak | rebuild, no change: served (done) | rebuild, one edited: served (done) | its peak |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|
