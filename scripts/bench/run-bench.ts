@@ -336,8 +336,10 @@ for (const [name, pathFor] of routes) {
   }
   const medianRun = (rs: typeof o) => rs.find((r) => r.rps === median(rs.map((x) => x.rps)))!;
   const [mo, mb] = [medianRun(o), medianRun(b)];
-  const ratio = median(o.map((r, i) => r.rps / b[i]!.rps));
-  const ratioH = median(o.map((r, i) => r.rps / h[i]!.rps));
+  // Each ratio is the median of the rounds' own ratios: the servers of one round saw the same machine.
+  const perRound = (xs: typeof o, ys: typeof o, of: (r: (typeof o)[number]) => number) => median(xs.map((x, i) => of(x) / of(ys[i]!)));
+  const ratio = perRound(o, b, (r) => r.rps);
+  const ratioH = perRound(o, h, (r) => r.rps);
   const mh = medianRun(h);
   // A server that died (a crash, or the OOM killer on a shared machine) says so, with what it printed.
   for (const [who, server] of [['our', ours], ['the bare', bare], ['the bare (contract headers)', bareH]] as const) {
@@ -348,10 +350,10 @@ for (const [name, pathFor] of routes) {
   ratios[name] = ratio;
   ratiosH[name] = ratioH;
   // By server CPU per answer: the bare server's over ours, so that above 1 is ours cheaper, as with req/s.
-  const cpuRatio = median(o.map((r, i) => b[i]!.cpuUs / r.cpuUs));
-  const cpuRatioH = median(o.map((r, i) => h[i]!.cpuUs / r.cpuUs));
+  const cpuRatio = perRound(b, o, (r) => r.cpuUs);
+  const cpuRatioH = perRound(h, o, (r) => r.cpuUs);
   // What the contract's headers alone cost a bare server: the most any server sending them can reach of the bare one.
-  const cpuRatioHB = median(b.map((r, i) => r.cpuUs / h[i]!.cpuUs));
+  const cpuRatioHB = perRound(b, h, (r) => r.cpuUs);
   headerCost[name] = cpuRatioHB;
   cpuRatios[name] = cpuRatio;
   cpuRatiosH[name] = cpuRatioH;
