@@ -23,6 +23,7 @@ import { KEPT_FILE, KEPT_SERVER_DIR, keepRendererIn, rendererDir } from '../src/
 import { openRenderer, RendererUnavailable, type PageRenderer } from '../src/build/page-renderer.ts';
 import { AnswerTimes } from '../src/build/answer-times.ts';
 import { buildSiteIndex } from '../src/model/site-index.ts';
+import { mediaAddressesFor } from '../src/model/public-user.ts';
 import { writeProfilePreviews } from '../src/ui/og-image-png.ts';
 import { recycleUserFiles, removeTrees, writeApiFiles, writeEditFiles, writeUserFiles } from '../src/build/write-build.ts';
 import { planEdit, type EditPlan } from '../src/build/edit-path.ts';
@@ -155,7 +156,7 @@ async function validatedIndex() {
     process.exit(1);
   }
   const decorationEntries = [...content.decorations.values()].map((d): [string, string, string] => [d.id, d.name, d.file]);
-  return { index: buildSiteIndex(content, { siteUrl, builtAt }), stamps, others, decorationEntries, warnings: warnings.map((w) => formatProblem(w)) };
+  return { index: buildSiteIndex(content, { siteUrl, builtAt, media: mediaAddressesFor(target) }), stamps, others, decorationEntries, warnings: warnings.map((w) => formatProblem(w)) };
 }
 
 const fingerprint = renderFingerprint(root, siteUrl);

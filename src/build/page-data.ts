@@ -4,11 +4,12 @@
 // Under `astro dev` the content is loaded directly.
 // Not a content collection: it cost more than 20% of build time and memory (docs/design.md).
 import path from 'node:path';
-import { buildTimeFromEnv, siteUrlFromEnv } from '../config.ts';
+import { buildTimeFromEnv, deployTargetFromEnv, siteUrlFromEnv } from '../config.ts';
 import { contentDirFromEnv, loadContent } from '../content/load.ts';
 import { formatProblem } from '../content/problems.ts';
 import { IndexFiles } from '../api/index-files.ts';
 import { buildSiteIndex, type SiteIndex } from '../model/site-index.ts';
+import { mediaAddressesFor } from '../model/public-user.ts';
 
 /** Where the build script leaves the index for the pages: a global symbol, since Astro loads its own copy of this module. */
 const HANDOFF = Symbol.for('profile-lookup.site-index');
@@ -45,7 +46,7 @@ let cached: { index: SiteIndex; files?: IndexFiles } | undefined;
 function fromContent(): SiteIndex {
   const { content, problems } = loadContent(contentDirFromEnv(), { siteUrl: siteUrlFromEnv() });
   if (problems.length) throw new Error(`The content has ${problems.length} problem(s):\n${problems.map((p) => formatProblem(p)).join('\n')}`);
-  return buildSiteIndex(content, { siteUrl: siteUrlFromEnv(), builtAt: buildTimeFromEnv() });
+  return buildSiteIndex(content, { siteUrl: siteUrlFromEnv(), builtAt: buildTimeFromEnv(), media: mediaAddressesFor(deployTargetFromEnv()) });
 }
 
 export function getSiteIndex(): SiteIndex {

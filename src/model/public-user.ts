@@ -3,6 +3,7 @@
 import { BADGES, type Badge, type Profile } from '../schemas/index.ts';
 import type { CreatorSummary, PublicUser } from '../schemas/api.ts';
 import type { Content } from '../content/load.ts';
+import { generatedPreview } from '../ui/og-image.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -11,10 +12,24 @@ export interface PublicContext {
   siteUrl: string;
   /** The build time: `accountAgeDays` counts the UTC dates up to its date. */
   builtAt: Date;
+  /**
+   * Where image addresses lead: `handler` (default) to `/api/avatar?u=` and `/api/decoration?f=`,
+   * which the on-demand handler answers; `files` to the files the build writes under `/media/`,
+   * for a host with files only (`DEPLOY_TARGET=static`), where the handler's addresses are 404s.
+   */
+  media?: MediaAddresses;
 }
+
+export type MediaAddresses = 'handler' | 'files';
 
 export const avatarUrl = (siteUrl: string, username: string) => `${siteUrl}/api/avatar?u=${username}`;
 export const decorationUrl = (siteUrl: string, file: string) => `${siteUrl}/api/decoration?f=${encodeURIComponent(file)}`;
+/** The image addresses of a build for `target` (src/config.ts DEPLOY_TARGETS): files where no handler runs. */
+export const mediaAddressesFor = (target: string): MediaAddresses => (target === 'static' ? 'files' : 'handler');
+/** An avatar as a file of the build: its image under /media/avatars, or the generated PNG of its initial (og-image.ts) for a profile without one. */
+export const avatarFileUrl = (siteUrl: string, username: string, displayName: string, file: string | undefined) =>
+  file === undefined ? generatedPreview(siteUrl, username, displayName).url : `${siteUrl}/media/avatars/${encodeURIComponent(file)}`;
+export const decorationFileUrl = (siteUrl: string, file: string) => `${siteUrl}/media/decorations/${encodeURIComponent(file)}`;
 export const profilePageUrl = (siteUrl: string, username: string) => `${siteUrl}/p/${username}`;
 
 /**
@@ -28,11 +43,12 @@ export function toPublicUser(username: string, profile: Profile, content: Conten
   const createdAt = new Date(profile.createdAt);
   const decoration = profile.decoration ? content.decorations.get(profile.decoration) : undefined;
   const suspension = profile.suspension;
+  const files = ctx.media === 'files';
   return {
     username,
     displayName: profile.displayName,
     bio: profile.bio,
-    avatarUrl: avatarUrl(ctx.siteUrl, username),
+    avatarUrl: files ? avatarFileUrl(ctx.siteUrl, username, profile.displayName, profile.avatar) : avatarUrl(ctx.siteUrl, username),
     pageUrl: profile.customDomain ? `https://${profile.customDomain}` : profilePageUrl(ctx.siteUrl, username),
     hasCustomDomain: profile.customDomain !== undefined,
     customDomain: profile.customDomain ?? null,
@@ -41,7 +57,7 @@ export function toPublicUser(username: string, profile: Profile, content: Conten
     views: content.views.get(username) ?? profile.views,
     badges: publicBadges(profile.badges),
     avatarDecoration: decoration
-      ? { id: decoration.id, name: decoration.name, file: decoration.file, url: decorationUrl(ctx.siteUrl, decoration.file) }
+      ? { id: decoration.id, name: decoration.name, file: decoration.file, url: (files ? decorationFileUrl : decorationUrl)(ctx.siteUrl, decoration.file) }
       : null,
     socials: profile.socials.map((s) => ({ platform: s.platform, url: s.url })),
     status: suspension ? 'suspended' : 'active',

@@ -19,7 +19,7 @@ export const PublicDecorationSchema = z.strictObject({
   id: z.string(),
   name: z.string(),
   file: z.string(),
-  /** `SITE_URL/api/decoration?f=<file>` */
+  /** `SITE_URL/api/decoration?f=<file>`; in a `DEPLOY_TARGET=static` build, `SITE_URL/media/decorations/<file>`. */
   url: z.url(),
 });
 
@@ -34,7 +34,10 @@ export const PublicUserSchema = z.strictObject({
   username: z.string(),
   displayName: z.string(),
   bio: z.string(),
-  /** `SITE_URL/api/avatar?u=<username>`: the avatar, or a generated default image. */
+  /**
+   * `SITE_URL/api/avatar?u=<username>`: the avatar, or a generated default image. In a
+   * `DEPLOY_TARGET=static` build, a file: `SITE_URL/media/avatars/<file>`, or the generated PNG under `/media/og/`.
+   */
   avatarUrl: z.url(),
   /** `https://<customDomain>` when set, else `SITE_URL/p/<username>`. */
   pageUrl: z.url(),

@@ -51,7 +51,7 @@ describe('dist/client on a static host', () => {
     }
   });
 
-  test('DEPLOY_TARGET=static leaves out what only a handler can answer right: the creators list and the lookup files', () => {
+  test('DEPLOY_TARGET=static leaves out what only a handler can answer right, and names image files instead of the handler', () => {
     const dist = path.join(workDir('static-target'), 'dist');
     fs.rmSync(path.dirname(dist), { recursive: true, force: true });
     try {
@@ -61,8 +61,27 @@ describe('dist/client on a static host', () => {
       expect(fs.existsSync(path.join(own, 'service-api', 'v1', 'creators'))).toBe(false);
       expect(fs.existsSync(path.join(own, '_lookup'))).toBe(false);
       expect(fs.readFileSync(path.join(own, '_headers'), 'utf8')).not.toContain('/service-api/v1/creators');
-      // Everything else is the Node build's, byte for byte.
-      for (const file of ['p/alice.html', 'index.html', 'api/v1/users/alice']) {
+      // Image addresses in the JSON and the pages' JSON-LD are files of this build, not the handler's.
+      const ownFileAt = (address: string) => filesAt(address).find((f) => fs.existsSync(path.join(own, f)));
+      const addressesOfUsers: string[] = [];
+      for (const name of fs.readdirSync(path.join(own, 'api', 'v1', 'users'))) {
+        const user = JSON.parse(fs.readFileSync(path.join(own, 'api', 'v1', 'users', name), 'utf8')).data;
+        const node = JSON.parse(fs.readFileSync(path.join(client, 'api', 'v1', 'users', name), 'utf8')).data;
+        addressesOfUsers.push(user.avatarUrl, ...(user.avatarDecoration ? [user.avatarDecoration.url] : []));
+        if (!user.hasCustomDomain) addressesOfUsers.push(user.pageUrl);
+        // Everything else is the Node build's answer.
+        expect({ ...user, avatarUrl: node.avatarUrl, avatarDecoration: node.avatarDecoration && { ...user.avatarDecoration, url: node.avatarDecoration.url } }).toEqual(node);
+      }
+      const dead = addressesOfUsers.filter((a) => {
+        const url = new URL(a);
+        return url.origin !== TEST_SITE_URL || url.search !== '' || !ownFileAt(decodeURIComponent(url.pathname));
+      });
+      expect(dead).toEqual([]);
+      expect(addressesOfUsers.some((a) => a.includes('/media/avatars/')) && addressesOfUsers.some((a) => a.includes('/media/og/')) && addressesOfUsers.some((a) => a.includes('/media/decorations/'))).toBe(true);
+      const ld = /<script type="application\/ld\+json">(.*?)<\/script>/s.exec(fs.readFileSync(path.join(own, 'p', 'alice.html'), 'utf8'))![1]!;
+      expect(JSON.parse(ld).mainEntity.image).toBe(JSON.parse(fs.readFileSync(path.join(own, 'api', 'v1', 'users', 'alice'), 'utf8')).data.avatarUrl);
+      // The home page is the Node build's, byte for byte (pages, docs.html and openapi.json show image addresses).
+      for (const file of ['index.html']) {
         expect(fs.readFileSync(path.join(own, file)).equals(fs.readFileSync(path.join(client, file))), file).toBe(true);
       }
     } finally {
