@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
-import { DEFAULT_SITE_URL, buildTimeFromEnv, deployTargetFromEnv, type DeployTarget, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/config.ts';
+import { DEFAULT_SITE_URL, buildTimeFromEnv, cloudflareAssetLimitFromEnv, deployTargetFromEnv, type DeployTarget, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/config.ts';
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
@@ -42,6 +42,7 @@ import {
 } from '../src/build/releases.ts';
 import { parseCli } from '../src/cli.ts';
 import { pointWranglerAtServedRelease } from '../src/build/wrangler-deploy-config.ts';
+import { assetLimitProblem, uploadedAssetFiles } from '../src/build/cloudflare-assets.ts';
 
 parseCli({
   name: 'build',
@@ -56,8 +57,12 @@ parseCli({
     KEPT_RENDERER: '`0`: render with `astro build` even when the code a build of the same code kept could render (default: use it)',
     ASTRO_LOG_LEVEL: 'Astro\'s log level (default warn)',
     DEPLOY_TARGET: '`node` (default): for `npm run serve`; `cloudflare`: a Worker with static assets; `static`: files only (docs/deploying.md)',
+    CLOUDFLARE_ASSET_LIMIT: 'asset files a Worker version may upload on your plan: 20000 (Workers Free, default) or 100000 (Workers Paid); a Cloudflare build with more fails',
   },
 });
+
+/** A build stopped on purpose, with a message that says why and what to do: no stack trace. */
+class BuildRefused extends Error {}
 
 /** The layered folders of user answers and previews, as layers.ts names files. */
 const USERS_DIR = `${USERS_PATH.replace(/^\//, '')}/`.replace(/\/+$/, '/');
@@ -87,9 +92,11 @@ async function step<T>(name: string, work: () => T | Promise<T>): Promise<T> {
 
 let siteUrl: string;
 let target: DeployTarget;
+let assetLimit: number;
 try {
   siteUrl = siteUrlFromEnv();
   target = deployTargetFromEnv();
+  assetLimit = cloudflareAssetLimitFromEnv();
 } catch (e) {
   console.error(`build: ${(e as Error).message}`);
   process.exit(2);
@@ -460,6 +467,11 @@ try {
     return written;
   });
   await faultPoint('written');
+  if (target === 'cloudflare') {
+    // Cloudflare refuses an upload past the plan's file limit; the build says so before serving it.
+    const problem = assetLimitProblem(uploadedAssetFiles(buildLayout(fresh).client).length, assetLimit, userCount);
+    if (problem) throw new BuildRefused(problem);
+  }
   await step('Switching to the new release', async () => {
     // Complete: named as a release (one rename), then served (one more).
     fs.renameSync(fresh, releasePath(distDir, releaseId));
@@ -498,7 +510,7 @@ try {
   fs.rmSync(usersStaging, { recursive: true, force: true });
   // Complete but never served (a failure between the two renames): not a release to roll back to.
   if (servedRelease(distDir) !== releaseId && fs.existsSync(releasePath(distDir, releaseId))) fs.rmSync(retireRelease(distDir, releaseId), { recursive: true, force: true });
-  console.error(`build failed: ${(e as Error).stack ?? e}`);
+  console.error(`build failed: ${e instanceof BuildRefused ? e.message : (e as Error).stack ?? e}`);
   const now = servedRelease(distDir);
   console.error(`${path.relative(process.cwd(), distDir)}/ ${now === releaseId ? `serves the new release ${releaseId}` : now ? `still serves release ${now}` : 'is untouched'}.`);
   process.exitCode = 1;

@@ -81,3 +81,17 @@ export function deployTargetFromEnv(env: NodeJS.ProcessEnv = process.env): Deplo
   if (!(DEPLOY_TARGETS as readonly string[]).includes(raw)) throw new Error(`DEPLOY_TARGET must be one of ${DEPLOY_TARGETS.join(', ')}, not \`${raw}\``);
   return raw as DeployTarget;
 }
+
+/** Files per Worker version Cloudflare accepts (static assets), by plan: developers.cloudflare.com/workers/static-assets/billing-and-limitations/. */
+export const CLOUDFLARE_ASSET_LIMITS = { free: 20_000, paid: 100_000 } as const;
+
+/**
+ * `CLOUDFLARE_ASSET_LIMIT`: how many asset files the account's Workers plan accepts in one version;
+ * default Workers Free's 20,000, `100000` on Workers Paid. A Cloudflare build with more fails.
+ */
+export function cloudflareAssetLimitFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.CLOUDFLARE_ASSET_LIMIT;
+  if (raw === undefined || raw === '') return CLOUDFLARE_ASSET_LIMITS.free;
+  if (!/^[1-9]\d{0,8}$/.test(raw)) throw new Error(`CLOUDFLARE_ASSET_LIMIT must be a whole number of files (${CLOUDFLARE_ASSET_LIMITS.free} on Workers Free, ${CLOUDFLARE_ASSET_LIMITS.paid} on Workers Paid), not \`${raw}\``);
+  return Number(raw);
+}

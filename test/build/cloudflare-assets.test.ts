@@ -1,0 +1,86 @@
+// The Cloudflare file limit: the build counts the files `wrangler deploy` would upload, as wrangler
+// itself lists them, and refuses a release past the plan's limit, naming the limit, the count and
+// the ways out, while the last good release stays served.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { assetLimitProblem, uploadedAssetFiles } from '../../src/build/cloudflare-assets.ts';
+import { DEPLOY_REDIRECT } from '../../src/build/wrangler-deploy-config.ts';
+import { servedRelease } from '../../src/build/releases.ts';
+import { buildFixture, workDir } from '../support/built-server.ts';
+import { FIXTURE, ROOT } from '../support/helpers.ts';
+
+const work = workDir('cloudflare-assets');
+const dist = path.join(work, 'dist');
+const redirect = path.join(ROOT, DEPLOY_REDIRECT);
+let redirectBefore: Buffer | undefined;
+
+beforeAll(() => {
+  fs.rmSync(work, { recursive: true, force: true });
+  // The build points the project's `wrangler deploy` at itself; the operator's redirect is put back after.
+  redirectBefore = fs.existsSync(redirect) ? fs.readFileSync(redirect) : undefined;
+  const built = buildFixture(FIXTURE, dist, { DEPLOY_TARGET: 'cloudflare' });
+  expect(built.status, built.stderr).toBe(0);
+}, 120_000);
+
+afterAll(() => {
+  if (redirectBefore) fs.writeFileSync(redirect, redirectBefore);
+  else fs.rmSync(redirect, { force: true });
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+/** The files wrangler's own asset manifest holds, from `wrangler deploy --dry-run`'s debug log: every path it read, less folders and those it ignores. */
+function wranglersUpload(config: string): string[] {
+  const run = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'wrangler', 'wrangler-dist', 'cli.js'), 'deploy', '--dry-run', '--config', config], {
+    cwd: ROOT, encoding: 'utf8',
+    env: { ...process.env, WRANGLER_LOG: 'debug', WRANGLER_SEND_METRICS: 'false', WRANGLER_HIDE_BANNER: 'true', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
+  });
+  expect(run.status, run.stderr + run.stdout).toBe(0);
+  const lines = (run.stdout + run.stderr).split('\n');
+  const at = lines.findIndex((l) => /Read \d+ files? from the assets directory/.test(l));
+  expect(at, 'wrangler lists the assets it read').toBeGreaterThan(-1);
+  const dir = /from the assets directory (.+)$/.exec(lines[at]!)![1]!.trim();
+  const read = lines.slice(at + 1).filter((l) => l.startsWith('/')).map((l) => l.slice(1));
+  const ignored = new Set(lines.filter((l) => l.startsWith('Ignoring asset: ')).map((l) => l.slice('Ignoring asset: '.length)));
+  return read.filter((f) => !ignored.has(f) && fs.statSync(path.join(dir, f)).isFile()).sort();
+}
+
+describe('the Cloudflare file limit', () => {
+  test('the build counts exactly the files wrangler would upload', () => {
+    const ours = uploadedAssetFiles(path.join(dist, 'client')).sort();
+    expect(ours).toEqual(wranglersUpload(path.join(dist, 'server', 'wrangler.json')));
+    // Not served, not uploaded: the asset server's own rules files.
+    expect(ours).not.toContain('_headers');
+    expect(ours).not.toContain('.assetsignore');
+  }, 60_000);
+
+  test('past CLOUDFLARE_ASSET_LIMIT the build fails, names limit, count and ways out, and the last release stays served', () => {
+    const count = uploadedAssetFiles(path.join(dist, 'client')).length;
+    const served = servedRelease(dist);
+    const built = buildFixture(FIXTURE, dist, { DEPLOY_TARGET: 'cloudflare', CLOUDFLARE_ASSET_LIMIT: String(count - 1) });
+    expect(built.status).toBe(1);
+    expect(built.stderr).toContain(`build failed: this Cloudflare build has ${count} asset files for 7 profiles, over the ${count - 1} files a Worker version may upload`);
+    expect(built.stderr).toContain('CLOUDFLARE_ASSET_LIMIT=100000');
+    expect(built.stderr).toContain('Cloudflare\'s CDN in front');
+    expect(built.stderr).not.toMatch(/\n\s+at /);
+    expect(servedRelease(dist)).toBe(served);
+  }, 120_000);
+
+  test('an unreadable limit stops the build before it starts', () => {
+    const built = buildFixture(FIXTURE, dist, { DEPLOY_TARGET: 'cloudflare', CLOUDFLARE_ASSET_LIMIT: '20k' });
+    expect(built.status).toBe(2);
+    expect(built.stderr.trim()).toBe('build: CLOUDFLARE_ASSET_LIMIT must be a whole number of files (20000 on Workers Free, 100000 on Workers Paid), not `20k`');
+  });
+});
+
+describe('assetLimitProblem', () => {
+  test('nothing to say at or under the limit', () => {
+    expect(assetLimitProblem(20_000, 20_000, 9_990)).toBeUndefined();
+  });
+  test('on Workers Paid\'s limit it offers no larger plan', () => {
+    const text = assetLimitProblem(100_001, 100_000, 49_990)!;
+    expect(text).toMatch(/^this Cloudflare build has 100,001 asset files for 49,990 profiles, over the 100,000 files/);
+    expect(text).not.toContain('on Workers Paid');
+  });
+});
