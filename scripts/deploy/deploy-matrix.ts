@@ -1,0 +1,279 @@
+// The deploy matrix: what each host does with a build, as data. The table in docs/deploying.md is
+// rendered from it (a test compares them), and `npm run check:deploy` serves a build on each host's
+// own software and holds every cell to its word: a `yes` must pass its probe, a `no` must fail it,
+// so neither the docs nor the claims can drift from what the hosts do.
+import http from 'node:http';
+
+export type TargetId = 'node' | 'nginx-proxy' | 'cloudflare' | 'nginx-static' | 'netlify' | 'github-pages';
+
+export interface Target {
+  id: TargetId;
+  /** The table's column heading. */
+  heading: string;
+  /** `DEPLOY_TARGET` of its build. */
+  build: 'node' | 'cloudflare' | 'static';
+  /** What serves it in `npm run check:deploy`, or why nothing can here. */
+  servedBy: string;
+  /** False where the host's software cannot run on this machine: its cells are the host's documented behaviour. */
+  runs: boolean;
+  /** The checks of the shared conformance suite (../shared/conformance) it passes: the others must fail. */
+  conformance: 'all' | readonly string[];
+}
+
+export const TARGETS: readonly Target[] = [
+  { id: 'node', heading: 'Node server', build: 'node', servedBy: '`npm run serve`', runs: true, conformance: 'all' },
+  { id: 'nginx-proxy', heading: 'Node server behind nginx', build: 'node', servedBy: 'nginx with `scripts/deploy/nginx.conf` in front of `npm run serve`', runs: true, conformance: 'all' },
+  { id: 'cloudflare', heading: 'Cloudflare Workers', build: 'cloudflare', servedBy: '`wrangler dev` (workerd)', runs: true, conformance: 'all' },
+  { id: 'nginx-static', heading: 'nginx alone', build: 'static', servedBy: 'nginx with `scripts/deploy/nginx-static.conf`', runs: true, conformance: [] },
+  { id: 'netlify', heading: 'Netlify', build: 'static', servedBy: '`netlify dev --offline` (netlify-cli)', runs: true, conformance: [] },
+  { id: 'github-pages', heading: 'GitHub Pages', build: 'static', servedBy: 'not run here (GitHub\'s servers only): its layout rules are tested', runs: false, conformance: [] },
+];
+
+/** What a probe reads: one request to the target, with headers a browser may not set (Host). */
+export interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  text: string;
+}
+
+export type Get = (address: string, init?: { method?: string; headers?: Record<string, string>; body?: string }) => Promise<Answer>;
+
+/** A probe returns what is wrong, or undefined when the row's behaviour holds. */
+export type Probe = (get: Get, ctx: { base: string; customDomain: string }) => Promise<string | undefined>;
+
+export interface Row {
+  /** The behaviour, as the table's first column says it. */
+  feature: string;
+  /** One cell per target: starting `yes` or `no` where `check:deploy` holds it to its probe. */
+  cells: Record<TargetId, string>;
+  probe: Probe;
+}
+
+const POLICY_CACHE = 'public, max-age=30, s-maxage=30, stale-while-revalidate=60';
+
+/** The first failed condition of a list, for a probe's answer. */
+const first = (...checks: [boolean, string][]) => checks.find(([ok]) => !ok)?.[1];
+
+const jsonOf = (a: Answer): { success?: boolean; data?: Record<string, unknown> & { username?: string }; error?: { code?: string } } | undefined => {
+  try { return JSON.parse(a.text); } catch { return undefined; }
+};
+const isJson = (a: Answer) => /^application\/json/.test(String(a.headers['content-type'] ?? ''));
+
+const lookup: Probe = async (get) => {
+  const a = await get('/api/v1/users/alice', { headers: { origin: 'https://elsewhere.example' } });
+  return first(
+    [a.status === 200, `status ${a.status}`],
+    [isJson(a), `content-type ${a.headers['content-type']}`],
+    [jsonOf(a)?.data?.username === 'alice', 'not alice\'s answer'],
+    [a.headers['access-control-allow-origin'] === '*', `CORS ${a.headers['access-control-allow-origin']}`],
+    [a.headers['cache-control'] === POLICY_CACHE, `cache-control ${a.headers['cache-control']}`],
+    [a.headers['x-content-type-options'] === 'nosniff', 'no nosniff'],
+  );
+};
+
+const otherForms: Probe = async (get) => {
+  for (const address of ['/api/v1/users/ALICE', '/api/v1/users?username=alice']) {
+    const a = await get(address);
+    const wrong = first([a.status === 200, `${address}: status ${a.status}`], [isJson(a) && jsonOf(a)?.data?.username === 'alice', `${address}: not alice's JSON`]);
+    if (wrong) return wrong;
+  }
+  return undefined;
+};
+
+const unknownUser: Probe = async (get) => {
+  const a = await get('/api/v1/users/nobody');
+  return first([a.status === 404, `status ${a.status}`], [isJson(a) && jsonOf(a)?.success === false, 'not a JSON error'], [a.headers['access-control-allow-origin'] === '*', 'no CORS']);
+};
+
+const badRequests: Probe = async (get) => {
+  const empty = await get('/api/v1/users?username=');
+  const post = await get('/api/v1/users/alice', { method: 'POST', body: '{}' });
+  const pre = await get('/api/v1/users/alice', { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+  return first(
+    [empty.status === 400 && isJson(empty), `?username= : status ${empty.status}`],
+    [post.status === 405 && isJson(post) && /GET/.test(String(post.headers.allow ?? '')), `POST: status ${post.status}, Allow ${post.headers.allow}`],
+    [(pre.status === 204 || pre.status === 200) && /authorization/i.test(String(pre.headers['access-control-allow-headers'] ?? '')), `preflight: status ${pre.status}`],
+  );
+};
+
+const creatorsFirstPage: Probe = async (get) => {
+  const a = await get('/service-api/v1/creators');
+  return first([a.status === 200, `status ${a.status}`], [isJson(a) && Array.isArray(jsonOf(a)?.data), 'not the list']);
+};
+
+const creatorsQuery: Probe = async (get) => {
+  const a = await get('/service-api/v1/creators?limit=1');
+  const b = jsonOf(a) as { data?: unknown[]; links?: { next?: string | null } } | undefined;
+  return first([a.status === 200, `status ${a.status}`], [b?.data?.length === 1, `${b?.data?.length} creators for limit=1`], [typeof b?.links?.next === 'string', 'no links.next']);
+};
+
+const images: Probe = async (get, { base }) => {
+  const user = jsonOf(await get('/api/v1/users/alice'))?.data as { avatarUrl?: string; avatarDecoration?: { url?: string } } | undefined;
+  const bob = jsonOf(await get('/api/v1/users/bob'))?.data as { avatarUrl?: string } | undefined;
+  for (const url of [user?.avatarUrl, user?.avatarDecoration?.url, bob?.avatarUrl]) {
+    if (!url?.startsWith(base)) return `image address ${url} is not on the site`;
+    const a = await get(url.slice(base.length));
+    if (a.status !== 200 || !/^image\//.test(String(a.headers['content-type']))) return `${url}: status ${a.status}, ${a.headers['content-type']}`;
+  }
+  return undefined;
+};
+
+const pages: Probe = async (get) => {
+  const kinds: [string, RegExp][] = [['/p/alice', /^text\/html/], ['/', /^text\/html/], ['/docs', /^text\/html/], ['/openapi.json', /^application\/json/], ['/sitemap.xml', /xml/]];
+  for (const [address, type] of kinds) {
+    const a = await get(address);
+    if (a.status !== 200 || !type.test(String(a.headers['content-type']))) return `${address}: status ${a.status}, ${a.headers['content-type']}`;
+  }
+  const page = await get('/p/alice');
+  return first(
+    [page.text.includes('Alice Liddell'), 'not alice\'s page'],
+    [/default-src 'none'/.test(String(page.headers['content-security-policy'] ?? '')), 'no CSP on the page'],
+    [page.headers['cache-control'] === POLICY_CACHE, `page cache-control ${page.headers['cache-control']}`],
+  );
+};
+
+const unknownPage: Probe = async (get) => {
+  const a = await get('/p/nobody');
+  return first([a.status === 404, `status ${a.status}`], [/^text\/html/.test(String(a.headers['content-type'])), `content-type ${a.headers['content-type']}`]);
+};
+
+const pageCasing: Probe = async (get) => {
+  const a = await get('/p/ALICE');
+  return first([a.status === 308 || a.status === 301, `status ${a.status}`], [/\/p\/alice$/.test(String(a.headers.location ?? '')), `location ${a.headers.location}`]);
+};
+
+const customDomain: Probe = async (get, { customDomain }) => {
+  const own = await get('/', { headers: { host: customDomain } });
+  const main = await get('/');
+  return first([own.status === 200 && own.text.includes('Alice Liddell'), `/ on ${customDomain}: status ${own.status}, not alice's page`], [main.status === 200 && !main.text.includes('"ProfilePage"'), 'the main site\'s / is a profile page']);
+};
+
+const conditional: Probe = async (get) => {
+  const a = await get('/api/v1/users/alice');
+  const etag = a.headers.etag;
+  if (!etag) return 'no ETag';
+  const again = await get('/api/v1/users/alice', { headers: { 'if-none-match': etag } });
+  return first([again.status === 304, `If-None-Match: status ${again.status}`]);
+};
+
+const compression: Probe = async (get) => {
+  for (const address of ['/api/v1/users/alice', '/p/alice']) {
+    const plain = await get(address);
+    const gz = await get(address, { headers: { 'accept-encoding': 'gzip' } });
+    const wrong = first(
+      [gz.headers['content-encoding'] === 'gzip', `${address}: content-encoding ${gz.headers['content-encoding']}`],
+      [/accept-encoding/i.test(String(gz.headers.vary ?? '')) && /accept-encoding/i.test(String(plain.headers.vary ?? '')), `${address}: Vary ${gz.headers.vary} / ${plain.headers.vary}`],
+      [plain.headers['content-encoding'] === undefined, `${address}: encoded for a client that did not ask`],
+    );
+    if (wrong) return wrong;
+  }
+  return undefined;
+};
+
+export const ROWS: readonly Row[] = [
+  {
+    feature: '`/api/v1/users/<name>` in lowercase: JSON, CORS, the cache policy',
+    cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes (Worker, from the file)', 'nginx-static': 'yes', netlify: 'yes (`_headers`)', 'github-pages': 'no: `application/octet-stream`, `max-age=600`' },
+    probe: lookup,
+  },
+  {
+    feature: 'other casings, the query form `?username=`',
+    cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes (Worker)', 'nginx-static': 'no: the 404', netlify: 'no', 'github-pages': 'no: the host\'s 404' },
+    probe: otherForms,
+  },
+  {
+    feature: 'an unknown user: JSON `404`',
+    cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes', 'nginx-static': 'yes (a static JSON body)', netlify: 'yes', 'github-pages': 'no: `404.html`' },
+    probe: unknownUser,
+  },
+  {
+    feature: 'JSON `400`, `405` with `Allow` for writes, the `OPTIONS` preflight',
+    cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes', 'nginx-static': 'no', netlify: 'no', 'github-pages': 'no' },
+    probe: badRequests,
+  },
+  {
+    feature: '`ETag` and `304` for `If-None-Match`',
+    cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes', 'nginx-static': 'yes (nginx\'s own ETag)', netlify: 'yes', 'github-pages': 'yes' },
+    probe: conditional,
+  },
+  {
+    feature: '`/service-api/v1/creators` without a query',
+    cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes', 'nginx-static': 'no: left out of static builds (below)', netlify: 'no: left out', 'github-pages': 'no: left out' },
+    probe: creatorsFirstPage,
+  },
+  {
+    feature: 'the creators list with a query, `links.next`',
+    cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes (Worker)', 'nginx-static': 'no', netlify: 'no', 'github-pages': 'no' },
+    probe: creatorsQuery,
+  },
+  {
+    feature: '`avatarUrl` and the decoration `url` serve their images',
+    cells: { node: 'yes (`/api/avatar?u=`)', 'nginx-proxy': 'yes', cloudflare: 'yes (Worker)', 'nginx-static': 'yes (`/media/` files)', netlify: 'yes (`/media/` files)', 'github-pages': 'yes (`/media/` files)' },
+    probe: images,
+  },
+  {
+    feature: '`/p/<name>`, `/`, `/docs`, `/openapi.json`, sitemaps, with the pages\' CSP',
+    cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes', 'nginx-static': 'yes', netlify: 'yes', 'github-pages': 'yes, without CSP or the cache policy' },
+    probe: pages,
+  },
+  {
+    feature: 'an unknown page: the HTML `404`',
+    cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes', 'nginx-static': 'yes', netlify: 'yes', 'github-pages': 'yes (`404.html`)' },
+    probe: unknownPage,
+  },
+  {
+    feature: '`/p/ALICE` → `308` to `/p/alice`',
+    cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes (Worker)', 'nginx-static': 'no: the 404', netlify: 'no', 'github-pages': 'no' },
+    probe: pageCasing,
+  },
+  {
+    feature: 'a profile\'s `customDomain` at `/`',
+    cells: { node: 'yes', 'nginx-proxy': 'yes (the host is in the cache key)', cloudflare: 'yes', 'nginx-static': 'no', netlify: 'no', 'github-pages': 'no' },
+    probe: customDomain,
+  },
+  {
+    feature: 'compression (`gzip`) with `Vary: Accept-Encoding`',
+    cells: { node: 'yes (precompressed files)', 'nginx-proxy': 'yes', cloudflare: 'yes (Cloudflare\'s own)', 'nginx-static': 'yes (`gzip_static`)', netlify: 'yes (Netlify\'s own)', 'github-pages': 'yes (GitHub\'s own)' },
+    probe: compression,
+  },
+];
+
+/** The table docs/deploying.md holds between its `deploy-matrix` markers. */
+export function matrixTable(): string {
+  const head = `| | ${TARGETS.map((t) => t.heading).join(' | ')} |`;
+  const rule = `|---|${TARGETS.map(() => '---').join('|')}|`;
+  const served = `| served by | ${TARGETS.map((t) => t.servedBy).join(' | ')} |`;
+  const build = `| \`DEPLOY_TARGET\` | ${TARGETS.map((t) => `\`${t.build}\``).join(' | ')} |`;
+  const rows = ROWS.map((r) => `| ${r.feature} | ${TARGETS.map((t) => r.cells[t.id]).join(' | ')} |`);
+  return [head, rule, build, served, ...rows].join('\n');
+}
+
+export const TABLE_START = '<!-- deploy-matrix: made by `npm run check:deploy -- --write-table` from scripts/deploy/deploy-matrix.ts -->';
+export const TABLE_END = '<!-- /deploy-matrix -->';
+
+/** What a cell claims: `yes` and `no` are held to the probe; anything else is not checked. */
+export const claimOf = (cell: string): boolean | undefined => (/^yes\b/.test(cell) ? true : /^no\b/.test(cell) ? false : undefined);
+
+/** A `Get` for `base` over node:http, so a probe may send its own `Host`; redirects are not followed. */
+export function getter(base: string): Get {
+  const origin = new URL(base);
+  return (address, init = {}) => new Promise((resolve, reject) => {
+    const req = http.request({
+      host: origin.hostname, port: origin.port, path: address, method: init.method ?? 'GET',
+      headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
+      timeout: 15_000,
+    }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () => {
+        const body = Buffer.concat(parts);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${address}: no answer in 15 s`)));
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
