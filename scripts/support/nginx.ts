@@ -89,7 +89,7 @@ export async function startNginx(bin: string, name: string, { dir, adjust = {}, 
   fs.writeFileSync(file, conf);
   const args = ['-p', dir, '-c', file, '-e', path.join(dir, 'error.log')];
   const test = spawnSync(bin, [...args, '-t'], { encoding: 'utf8' });
-  if (test.status !== 0) throw new Error(`nginx -t refused ${name}:\n${test.stderr}\nwith this config:\n${conf}`);
+  if (test.status !== 0) throw new Error(`nginx -t refused ${name} (made local in ${file}):\n${test.stderr}`);
   const child = spawn(bin, args, { stdio: ['ignore', 'inherit', 'inherit'] });
   const errorLog = () => (fs.existsSync(path.join(dir, 'error.log')) ? fs.readFileSync(path.join(dir, 'error.log'), 'utf8') : '');
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
