@@ -6,9 +6,15 @@
 // `Cache-Control: public, max-age=30, s-maxage=30, stale-while-revalidate=60` decides:
 //
 //   t = 0       each address: the first request is a MISS, the next ones are HITs, also with
-//               another Origin, Authorization, Cookie, API key, User-Agent, Accept-Encoding,
-//               If-None-Match (a 304 from the cache) and HEAD: no header we send (no Vary, no
-//               Set-Cookie, no `private`) splits or disables the cache.
+//               another Origin, Authorization, Cookie, API key, User-Agent, an Accept-Encoding
+//               the recipe reads as "none", If-None-Match (a 304 from the cache) and HEAD: no
+//               header we send (no Set-Cookie, no `private`, at most `Vary: Accept-Encoding`)
+//               splits or disables the cache.
+//               Hosts: `/` on a profile's custom domain and on the main host are two copies,
+//               each a HIT on repeat, whichever is asked first.
+//               Encodings: none, gzip and br are three copies (a MISS each), every client's
+//               Accept-Encoding string a HIT of one of them; what comes back is in an encoding
+//               that was asked for, decodes to the same bytes, and says `Vary: Accept-Encoding`.
 //   t = 25 s    still HITs: inside the 30 s of freshness.
 //   t = 31 s    STALE (or UPDATING): the old copy, served at once while nginx refreshes it in the
 //               background; a second later a HIT with a newer upstream `Date`.
@@ -19,11 +25,13 @@
 // whole seconds. About 95 s in all; --quick stops after t = 0. Needs nginx on the PATH (Debian:
 // `apt-get install -y nginx-light`); without it the check prints "skipped" and exits 0, so a CI
 // without nginx does not fail. Exits 1 when any answer is not what the table above says.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
+import http from 'node:http';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { ROOT, buildSiteAsync, serve } from '../support/serve-build.ts';
+import { NGINX_MISSING, findNginx, startNginx } from '../support/nginx.ts';
 import { parseCli, step } from '../../src/cli.ts';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'content');
@@ -39,9 +47,9 @@ const { values } = parseCli({
   env: { PATH: 'where nginx is looked for (also /usr/sbin, /usr/local/sbin); without nginx the check is skipped' },
 });
 
-const nginxBin = ['nginx', '/usr/sbin/nginx', '/usr/local/sbin/nginx'].find((bin) => !spawnSync(bin, ['-v']).error);
+const nginxBin = findNginx();
 if (!nginxBin) {
-  console.log('check:edge: skipped: nginx is not installed (Debian/Ubuntu: `apt-get install -y nginx-light`).');
+  console.log(`check:edge: skipped: ${NGINX_MISSING}.`);
   process.exit(0);
 }
 
@@ -52,7 +60,6 @@ const work = path.join(ROOT, 'node_modules', '.cache', 'edge-check', String(proc
 const dist = path.join(work, 'dist');
 const nginxDir = path.join(work, 'nginx');
 fs.rmSync(work, { recursive: true, force: true });
-fs.mkdirSync(nginxDir, { recursive: true });
 
 const children: ChildProcess[] = [];
 let stopping = false;
@@ -76,52 +83,15 @@ children.push(server.child);
 server.child.once('exit', (code) => { if (!stopping) fail(`the server exited (${code}):\n${server.output()}`); });
 const upstream = server.base.replace(/^http:\/\//, '');
 
-const edgePort = await new Promise<number>((resolve) => {
-  const probe = net.createServer().listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as net.AddressInfo;
-    probe.close(() => resolve(port));
-  });
-});
-
-// The deploy recipe itself (scripts/deploy/nginx.conf), with each `# ADJUST` line pointed at this
-// temp folder, port and server: what operators copy is what is checked. As root, workers would
-// run as `nobody` and could not write the cache folder under ours.
-const nginxConf = localNginxConf(fs.readFileSync(path.join(ROOT, 'scripts', 'deploy', 'nginx.conf'), 'utf8'));
-
-function localNginxConf(recipe: string): string {
-  const local: [RegExp, string][] = [
-    [/^(\s*)pid .*# ADJUST$/m, `$1pid ${nginxDir}/nginx.pid;`],
-    [/^(\s*)error_log .*# ADJUST$/m, `$1error_log ${nginxDir}/error.log warn;`],
-    [/^(\s*)access_log .*# ADJUST$/m, `$1access_log ${nginxDir}/access.log combined;`],
-    [/^(\s*)proxy_cache_path \S+ (.*?)\s*# ADJUST$/m, `$1proxy_cache_path ${nginxDir}/cache $2`],
-    [/^(\s*)server 127\.0\.0\.1:\d+;.*# ADJUST.*$/m, `$1server ${upstream};`],
-    [/^(\s*)listen 80;.*# ADJUST.*$/m, `$1listen 127.0.0.1:${edgePort};`],
-    [/^worker_processes .*$/m, 'worker_processes 1;'],
-  ];
-  let conf = recipe;
-  for (const [line, value] of local) {
-    if (!line.test(conf)) fail(`scripts/deploy/nginx.conf has no line matching ${line}: update localNginxConf in this script`);
-    conf = conf.replace(line, value);
-  }
-  if (conf.includes('# ADJUST')) fail(`scripts/deploy/nginx.conf has an # ADJUST line this script does not set:\n${conf.split('\n').filter((l) => l.includes('# ADJUST')).join('\n')}`);
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `    ${t}_temp_path ${nginxDir}/${t};`).join('\n');
-  return `daemon off;\n${process.getuid?.() === 0 ? 'user root root;\n' : ''}${conf.replace(/^http \{$/m, `http {\n${temp}`)}`;
-}
-fs.writeFileSync(path.join(nginxDir, 'nginx.conf'), nginxConf);
-const nginx = spawn(nginxBin, ['-p', nginxDir, '-c', path.join(nginxDir, 'nginx.conf'), '-e', path.join(nginxDir, 'error.log')], { stdio: ['ignore', 'inherit', 'inherit'] });
-children.push(nginx);
-nginx.once('exit', (code) => {
-  if (stopping) return;
-  const log = fs.existsSync(path.join(nginxDir, 'error.log')) ? fs.readFileSync(path.join(nginxDir, 'error.log'), 'utf8') : '';
-  fail(`nginx exited (${code}):\n${log}\nwith this config:\n${nginxConf}`);
-});
-const edge = `http://127.0.0.1:${edgePort}`;
-for (let i = 0; ; i++) {
-  // Not a route under test, so readiness polling caches nothing the checks look at.
-  if (await fetch(`${edge}/__edge-ready`).then(() => true, () => false)) break;
-  if (i > 100) fail('nginx did not start listening within 10 s');
-  await sleep(100);
-}
+// The deploy recipe itself (scripts/deploy/nginx.conf), each `# ADJUST` line pointed at this temp
+// folder, a free port and our server (scripts/support/nginx.ts).
+const nginx = await startNginx(nginxBin, 'nginx.conf', {
+  dir: nginxDir,
+  adjust: { proxy_cache_path: (current) => current.replace(/^\S+/, `${nginxDir}/cache`), server: upstream },
+}).catch((e: Error) => fail(e.message));
+children.push(nginx.child);
+nginx.child.once('exit', (code) => { if (!stopping) fail(`nginx exited (${code}):\n${nginx.errorLog()}\nwith this config:\n${nginx.conf}`); });
+const edge = nginx.base;
 
 // ---------------------------------------------------------------------------------------------
 // The checks.
@@ -143,13 +113,15 @@ const VARIANTS: [string, Record<string, string>][] = [
   ['Cookie', { cookie: 'session=1; theme=dark' }],
   ['X-Api-Key', { 'x-api-key': 'k-123' }],
   ['User-Agent', { 'user-agent': 'check-edge/1.0' }],
-  ['Accept-Encoding', { 'accept-encoding': 'gzip, br' }],
+  // The recipe asks the server for br, gzip or nothing: these all mean nothing (see ENCODINGS for the others).
+  ['Accept-Encoding', { 'accept-encoding': 'deflate, gzip;q=0' }],
   ['Accept-Language', { 'accept-language': 'fr-CH' }],
 ];
 
 interface Answer { status: number; cache: string; date: string; body: string; headers: Headers }
 async function get(address: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Answer> {
-  const r = await fetch(edge + address, { method, headers, redirect: 'manual' });
+  // fetch would ask for gzip and br itself: the copies these checks look at are the plain ones.
+  const r = await fetch(edge + address, { method, headers: { 'accept-encoding': 'identity', ...headers }, redirect: 'manual' });
   return { status: r.status, cache: r.headers.get('x-cache-status') ?? '-', date: r.headers.get('date') ?? '', body: await r.text(), headers: r.headers };
 }
 
@@ -177,7 +149,8 @@ for (const { stale, expire } of KINDS) {
     check(first.cache === 'MISS', address, `first request: expected MISS, got ${first.cache}`);
     const cc = first.headers.get('cache-control') ?? '';
     check(/\bs-maxage=30\b/.test(cc) && /\bstale-while-revalidate=60\b/.test(cc) && !/private|no-store|no-cache/.test(cc), address, `Cache-Control is \`${cc}\``);
-    check(!first.headers.has('vary'), address, `Vary: ${first.headers.get('vary')} splits the cache`);
+    const vary = first.headers.get('vary');
+    check(vary === null || /^accept-encoding$/i.test(vary), address, `Vary: ${vary} splits the cache`);
     check(!first.headers.has('set-cookie'), address, 'Set-Cookie stops nginx from caching');
     const second = await get(address);
     check(second.cache === 'HIT' && second.body === first.body, address, `repeat: expected a HIT with the same body, got ${second.cache}`);
@@ -197,6 +170,77 @@ for (const { stale, expire } of KINDS) {
     }
     note(address, 1, variants.length ? variants.join(', ') : `all HIT (${VARIANTS.length} headers, HEAD${etag ? ', 304' : ''})`);
   }
+}
+
+/** An answer as bytes on the wire: node:http neither asks for nor decodes any encoding, and may set Host. */
+interface RawAnswer { status: number; cache: string; encoding: string; vary: string; etag: string; bytes: Buffer }
+function rawGet(address: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    http.get(edge + address, { headers, agent: false }, (r) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => resolve({
+        status: r.statusCode!, cache: String(r.headers['x-cache-status'] ?? '-'), encoding: String(r.headers['content-encoding'] ?? ''),
+        vary: String(r.headers.vary ?? ''), etag: String(r.headers.etag ?? ''), bytes: Buffer.concat(chunks),
+      }));
+    }).once('error', reject);
+  });
+}
+const decode = (a: RawAnswer) => (a.encoding === 'br' ? zlib.brotliDecompressSync(a.bytes) : a.encoding === 'gzip' ? zlib.gunzipSync(a.bytes) : a.bytes);
+
+// Hosts: the server answers `/` by Host, so a custom domain's `/` and the main site's are never one copy.
+const MAIN_HOST = new URL(SITE_URL).host;
+const CUSTOM_HOST = 'alice.example.com';
+const alicePage = decode(await rawGet('/p/alice'));
+const homePage = decode(await rawGet('/', { host: 'edge-check-only.example' }));
+check(!alicePage.equals(homePage), '/', 'the fixture\'s home page and alice\'s page are the same bytes: the host check would prove nothing');
+const pageOf = (bytes: Buffer) => (bytes.equals(alicePage) ? 'alice\'s page' : bytes.equals(homePage) ? 'the home page' : 'another page');
+// Each order on an address of its own (`/?order=...` is `/` to the server), so both start empty.
+for (const [address, hosts] of [['/?order=custom-first', [CUSTOM_HOST, MAIN_HOST]], ['/?order=main-first', [MAIN_HOST, CUSTOM_HOST]]] as const) {
+  const seen: string[] = [];
+  for (const host of hosts) {
+    const want = host === CUSTOM_HOST ? alicePage : homePage;
+    const first = await rawGet(address, { host });
+    check(first.status === 200 && first.cache === 'MISS' && first.bytes.equals(want), `${host}${address}`,
+      `first request: expected a MISS with ${pageOf(want)}, got ${first.status} ${first.cache} with ${pageOf(first.bytes)}`);
+    // Case and port are not part of the host ($host), so they reach the same copy.
+    const again = await rawGet(address, { host: `${host.toUpperCase()}:80` });
+    check(again.cache === 'HIT' && again.bytes.equals(want), `${host}${address}`, `repeat as ${host.toUpperCase()}:80: expected a HIT with ${pageOf(want)}, got ${again.cache} with ${pageOf(again.bytes)}`);
+    seen.push(`${host}: ${first.cache} → ${again.cache}, ${pageOf(again.bytes)}`);
+  }
+  note(address, 0, seen.join('; '));
+}
+
+// Encodings: each address in both orders (compressed asked first, or plain first).
+const ENCODINGS = [
+  { asked: 'identity', strings: [undefined, 'identity', 'gzip;q=0'] },
+  { asked: 'gzip', strings: ['gzip', 'gzip, deflate', 'deflate, gzip;q=0.5, br;q=0'] },
+  { asked: 'br', strings: ['br', 'gzip, deflate, br, zstd', 'br;q=1.0, gzip;q=0.8'] },
+];
+for (const [address, order] of [['/api/v1/users/dave', [2, 1, 0]], ['/p/dave', [0, 1, 2]], ['/docs', [1, 0, 2]]] as const) {
+  const results: string[] = [];
+  let plain: RawAnswer | undefined;
+  const answers: RawAnswer[] = [];
+  for (const i of order) {
+    const { asked, strings } = ENCODINGS[i]!;
+    const ask = (s: string | undefined) => rawGet(address, s === undefined ? {} : { 'accept-encoding': s });
+    const first = await ask(strings[0]);
+    check(first.status === 200 && first.cache === 'MISS', address, `asking for ${asked}: expected a MISS (a copy of its own), got ${first.status} ${first.cache}`);
+    check(first.encoding === '' || first.encoding === asked, address, `asking for ${asked}: got Content-Encoding ${first.encoding}`);
+    if (first.encoding) check(/\baccept-encoding\b/i.test(first.vary), address, `Content-Encoding ${first.encoding} without Vary: Accept-Encoding`);
+    for (const other of strings.slice(1)) {
+      const a = await ask(other);
+      check(a.cache === 'HIT' && a.bytes.equals(first.bytes), address, `Accept-Encoding: ${other}: expected a HIT of the ${asked} copy, got ${a.cache}`);
+    }
+    if (asked === 'identity') plain = first;
+    answers.push(first);
+    results.push(`${asked}: ${first.cache}${first.encoding ? ` (${first.encoding})` : ''}`);
+  }
+  for (const a of answers) {
+    check(decode(a).equals(plain!.bytes), address, `the ${a.encoding || 'plain'} body does not decode to the plain one`);
+    if (a.encoding) check(a.etag !== plain!.etag, address, `the ${a.encoding} body has the plain body's ETag ${a.etag}`);
+  }
+  note(address, 0, results.join(', '));
 }
 
 if (!values.quick) {
@@ -251,13 +295,17 @@ for (const { kind, stale, expire } of KINDS) {
     console.log(`| ${address === stale ? kind : ''} | \`${address}\` | ${columns.map((_, i) => row[i] ?? '').join(' | ')} |`);
   }
 }
+for (const [address, row] of table) {
+  if (KINDS.some((k) => k.stale === address || k.expire === address)) continue;
+  console.log(`| ${address.startsWith('/?') ? 'hosts' : 'encodings'} | \`${address}\` | ${row[0]} |${columns.slice(1).map(() => '').join(' |')} |`);
+}
 cleanUp();
 if (problems.length) {
   console.error(`\n${problems.length} problem(s):\n${problems.map((p) => `  ${p}`).join('\n')}`);
   console.error('\nA MISS where a HIT belongs means a header stops the cache (Set-Cookie, Vary, private, no-store) or the key differs; see src/http/headers.ts COMMON_HEADERS.');
   process.exit(1);
 }
-console.log(`\ncheck:edge: ${KINDS.length * 2} addresses behave as Cache-Control says${values.quick ? ' (t = 0 only, --quick)' : ': fresh 30 s, stale-while-revalidate 60 s, then expired'}.`);
+console.log(`\ncheck:edge: ${KINDS.length * 2} addresses behave as Cache-Control says, hosts and encodings never share a copy${values.quick ? ' (t = 0 only, --quick)' : ': fresh 30 s, stale-while-revalidate 60 s, then expired'}.`);
 
 // ---------------------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ import { ContentReader } from '../content/read-file.ts';
 import { buildLayout } from './layout.ts';
 import type { SiteIndex } from '../model/site-index.ts';
 import type { DeployTarget } from '../config.ts';
+import { writeStaticHostFiles } from './static-host-files.ts';
 import { writeStaticHostHeaders } from './static-host-headers.ts';
 import type { UserFilesBatch } from './user-files-worker.ts';
 import type { AnswerTimes } from './answer-times.ts';
@@ -176,6 +177,7 @@ export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: st
 
   fs.mkdirSync(layout.server, { recursive: true });
   times.write(layout.answerTimes);
+  if (target === 'static') writeStaticHostFiles(layout.client, index.builtAt);
   // Last, so its rules cover every file of the build (of a layered one, those it reads from others too).
   const files = layered ? releaseFiles(layered.releasesDir, layout.client, layered.layers) : undefined;
   writeStaticHostHeaders(layout.client, target === 'static' ? {} : { [CREATORS_PATH]: answerOnlyHeaders(CREATORS_PATH, creators.headers) }, files);

@@ -136,10 +136,13 @@ export function addressOf(file: string): string {
 }
 
 /** Files a static host uses itself rather than serving at their own address. */
-export const NOT_SERVED: ReadonlySet<string> = new Set(['_headers', '_redirects', '.assetsignore', '404.html', '500.html']);
+export const NOT_SERVED: ReadonlySet<string> = new Set(['_headers', '_redirects', '.assetsignore', '.nojekyll', '404.html', '500.html']);
 
-/** Folders of the build only the on-demand handler reads (src/api/release-files.ts `LOOKUP_DIR`). */
-const NOT_SERVED_DIRS = ['_lookup/'];
+/**
+ * Folders of the build only a server reads: the on-demand handler's lookup files (src/api/release-files.ts
+ * `LOOKUP_DIR`), a static build's JSON 404s (src/build/static-host-files.ts `ERRORS_DIR`).
+ */
+const NOT_SERVED_DIRS = ['_lookup/', '_errors/'];
 
 /** Whether a build file (relative to the client folder, with `/`) is served at its address. */
 export const isServedFile = (file: string) => !NOT_SERVED.has(file) && !NOT_SERVED_DIRS.some((d) => file.startsWith(d));

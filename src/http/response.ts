@@ -97,7 +97,7 @@ export function errorJson(status: number, code: ErrorCode, message: string, req?
   return { status, headers, body };
 }
 
-export const notFound = (req: ApiRequest, message = 'There is nothing at this address.') => errorJson(404, 'NOT_FOUND', message, req);
+export const notFound = (req?: ApiRequest, message = 'There is nothing at this address.') => errorJson(404, 'NOT_FOUND', message, req);
 
 export const methodNotAllowed = (req: ApiRequest) =>
   errorJson(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed: this API is read-only (${ALLOWED_METHODS}).`, req, METHOD_NOT_ALLOWED_HEADERS);

@@ -1,0 +1,62 @@
+// The files a host with files only needs beside the site (DEPLOY_TARGET=static), for answers it
+// cannot make itself: the handler's JSON 404s as files a server (scripts/deploy/nginx-static.conf)
+// can send, and `.nojekyll`, without which GitHub Pages publishes a branch through Jekyll, which
+// drops every name starting with `_`, `_astro/` (the pages' only stylesheet) among them.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ALLOWED_METHODS } from '../http/headers.ts';
+import { errorJson, notFound } from '../http/response.ts';
+import { NOT_FOUND_PAGE_FILE } from '../api/handler.ts';
+
+/** Where the error answers live: a folder that is never served at its own address (NOT_SERVED_DIRS in src/http/headers.ts). */
+export const ERRORS_DIR = '_errors';
+/** The 404 of `/api/v1/users/<name>` for a name with no profile. */
+export const USER_NOT_FOUND_FILE = `${ERRORS_DIR}/user-not-found.json`;
+/** The 404 of any other address under `/api/` or `/service-api/` that is no file. */
+export const API_NOT_FOUND_FILE = `${ERRORS_DIR}/not-found.json`;
+/** The 405 of any method but GET, HEAD and OPTIONS. */
+export const METHOD_NOT_ALLOWED_FILE = `${ERRORS_DIR}/method-not-allowed.json`;
+/** Tells GitHub Pages to publish the folder as it is, without Jekyll. */
+export const NOJEKYLL_FILE = '.nojekyll';
+
+/**
+ * The handler's unknown-user answer cannot name the user here, since one file answers every name;
+ * everything else is the handler's: status, code, envelope.
+ */
+export const USER_NOT_FOUND_MESSAGE = 'No user is called by the name in this address.';
+/** `methodNotAllowed`'s message, which names the request's method. */
+export const METHOD_NOT_ALLOWED_MESSAGE = `This method is not allowed: this API is read-only (${ALLOWED_METHODS}).`;
+
+/**
+ * The body of an error answer as `errorJson` makes it, with `meta.timestamp` the build's time, so a
+ * build with the same SOURCE_DATE_EPOCH writes the same bytes.
+ */
+function errorFileBody(body: string | Uint8Array | null, builtAt: string): string {
+  const parsed = JSON.parse(String(body)) as { meta: { timestamp: string } };
+  parsed.meta.timestamp = builtAt;
+  return JSON.stringify(parsed);
+}
+
+/** The files (path relative to the client folder, with `/`) and their bytes, for a build made at `builtAt`. */
+export function staticHostFiles(builtAt: string): Record<string, string> {
+  return {
+    [USER_NOT_FOUND_FILE]: errorFileBody(errorJson(404, 'USER_NOT_FOUND', USER_NOT_FOUND_MESSAGE).body, builtAt),
+    [API_NOT_FOUND_FILE]: errorFileBody(notFound().body, builtAt),
+    [METHOD_NOT_ALLOWED_FILE]: errorFileBody(errorJson(405, 'METHOD_NOT_ALLOWED', METHOD_NOT_ALLOWED_MESSAGE).body, builtAt),
+    // Its presence is all GitHub reads.
+    [NOJEKYLL_FILE]: '',
+  };
+}
+
+/**
+ * Writes them into `clientDir`, once the pages are there: the HTML 404 page every static host
+ * sends for an unknown address (GitHub Pages and nginx-static.conf by its name) must be among them.
+ */
+export function writeStaticHostFiles(clientDir: string, builtAt: string): void {
+  if (!fs.existsSync(path.join(clientDir, NOT_FOUND_PAGE_FILE))) throw new Error(`${NOT_FOUND_PAGE_FILE} is missing from ${clientDir}: static hosts send it for every unknown address`);
+  for (const [file, text] of Object.entries(staticHostFiles(builtAt))) {
+    const to = path.join(clientDir, ...file.split('/'));
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.writeFileSync(to, text);
+  }
+}

@@ -1,0 +1,156 @@
+// nginx alone on a DEPLOY_TARGET=static build, with the deploy recipe scripts/deploy/nginx-static.conf
+// as written (its `# ADJUST` lines pointed at the build, a free port and temp paths): every file of
+// the build at its address with the policy's headers, the handler's JSON errors, the HTML 404 page,
+// precompressed files, and nothing served that a host keeps to itself.
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { DEBIAN_MIME_TYPES, NGINX_MISSING, findNginx, startNginx, type RunningNginx } from '../../scripts/support/nginx.ts';
+import { HTML_HEADERS, JSON_HEADERS, PREFLIGHT_HEADERS, METHOD_NOT_ALLOWED_HEADERS, addressOf, isServedFile, staticFileHeaders } from '../../src/http/headers.ts';
+import { API_NOT_FOUND_FILE, METHOD_NOT_ALLOWED_FILE, USER_NOT_FOUND_FILE } from '../../src/build/static-host-files.ts';
+import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
+import { FIXTURE } from '../support/helpers.ts';
+import { rawRequest, type RawResponse } from '../support/raw-http.ts';
+
+const nginxBin = findNginx();
+const mimeTypes = fs.existsSync(DEBIAN_MIME_TYPES);
+if (!nginxBin || !mimeTypes) console.warn(`nginx-static.test.ts: skipped: ${nginxBin ? `${DEBIAN_MIME_TYPES} is missing` : NGINX_MISSING}.`);
+
+const work = workDir('nginx-static');
+const dist = path.join(work, 'dist');
+let client = '';
+let nginx: RunningNginx | undefined;
+/** Files the test gave a `.gz` sibling itself, where the build wrote none. */
+const GZIPPED = ['p/alice.html', 'api/v1/users/alice', 'sitemap.xml', 'openapi.json'];
+
+beforeAll(async () => {
+  if (!nginxBin || !mimeTypes) return;
+  fs.rmSync(work, { recursive: true, force: true });
+  const built = buildFixture(FIXTURE, dist, { DEPLOY_TARGET: 'static' });
+  expect(built.status, built.stderr).toBe(0);
+  // The root is the client folder through the `dist` link, as an operator points it.
+  client = path.join(dist, 'client');
+  for (const file of GZIPPED) {
+    const gz = path.join(client, `${file}.gz`);
+    if (!fs.existsSync(gz)) fs.writeFileSync(gz, zlib.gzipSync(fs.readFileSync(path.join(client, file))));
+  }
+  nginx = await startNginx(nginxBin, 'nginx-static.conf', { dir: path.join(work, 'nginx'), adjust: { root: client, include: DEBIAN_MIME_TYPES } });
+}, 120_000);
+
+afterAll(async () => {
+  await nginx?.stop();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+const get = (target: string, init: { method?: string; headers?: Record<string, string> } = {}) => rawRequest(nginx!.base, target, init);
+const file = (rel: string) => fs.readFileSync(path.join(client, rel));
+const servedFiles = () => fs.readdirSync(client, { recursive: true, withFileTypes: true })
+  .filter((e) => e.isFile())
+  .map((e) => path.relative(client, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
+  .filter((f) => isServedFile(f) && !f.endsWith('.gz') && !f.endsWith('.br'));
+
+/** Every header of `policy` is sent with its value (names compared lowercase). */
+function expectHeaders(r: RawResponse, policy: Readonly<Record<string, string>>, what: string) {
+  const sent = Object.fromEntries(Object.keys(policy).map((k) => [k, r.header(k)]));
+  expect(sent, what).toEqual(policy);
+}
+
+describe.skipIf(!nginxBin || !mimeTypes)('nginx alone on a static build (scripts/deploy/nginx-static.conf)', () => {
+  test('every file of the build at its own address (pages without .html), its bytes and the policy\'s headers', async () => {
+    const files = servedFiles();
+    // Pages, the home page, /docs, sitemaps, API files, stylesheets, images, schemas.
+    for (const kind of [/^p\/.+\.html$/, /^index\.html$/, /^docs\.html$/, /^sitemap.*\.xml$/, /^api\/v1\/users\//, /^_astro\/.+\.css$/, /^media\/og\/.+\.png$/, /\.json$/]) {
+      expect(files.some((f) => kind.test(f)), String(kind)).toBe(true);
+    }
+    for (const f of files) {
+      const address = addressOf(f);
+      const r = await get(encodeURI(address));
+      expect(r.status, address).toBe(200);
+      expect(r.body.equals(file(f)), address).toBe(true);
+      const dot = f.lastIndexOf('.');
+      expectHeaders(r, staticFileHeaders(address, dot > f.lastIndexOf('/') ? f.slice(dot) : ''), address);
+    }
+    expect(addressOf('p/alice.html')).toBe('/p/alice');
+    expect((await get('/')).body.equals(file('index.html'))).toBe(true);
+  });
+
+  test('a page has one address: its file name, `/index.html` and the files hosts keep to themselves are the HTML 404 page', async () => {
+    const notFoundPage = file('404.html');
+    expect(notFoundPage.toString()).toMatch(/<html/);
+    for (const address of ['/p/alice.html', '/index.html', '/docs.html', '/404.html', '/nothing', '/p/nobody', '/p/', '/docs/', '/_headers', '/.nojekyll',
+      '/_errors/not-found.json', '/_errors/user-not-found.json', '/p/alice.html.gz', '/api/v1/users/alice.gz', '/sitemap.xml.gz', '/_lookup/domains']) {
+      const r = await get(address);
+      expect(r.status, address).toBe(404);
+      expect(r.body.equals(notFoundPage), `${address}: ${r.text.slice(0, 80)}`).toBe(true);
+      expectHeaders(r, HTML_HEADERS, address);
+    }
+    // Those files are there to be hidden: the 404s above are the recipe's doing.
+    for (const f of ['_headers', '.nojekyll', API_NOT_FOUND_FILE, USER_NOT_FOUND_FILE, 'p/alice.html.gz']) expect(fs.existsSync(path.join(client, f)), f).toBe(true);
+  });
+
+  test('`/p/alice/` is a 308 to `/p/alice`, as on the Node server; other casings are 404s here', async () => {
+    const r = await get('/p/alice/');
+    expect(r.status).toBe(308);
+    expect(r.header('location')).toBe('/p/alice');
+    expect((await get('/p/nobody/')).status).toBe(404);
+    expect((await get('/p/ALICE')).status).toBe(404);
+  });
+
+  test('unknown users and API addresses are the handler\'s JSON 404s, with the code the Node server gives', async () => {
+    const node = sharedBuild().base;
+    for (const [address, errorFile] of [['/api/v1/users/nobody', USER_NOT_FOUND_FILE], ['/api/v2/anything', API_NOT_FOUND_FILE], ['/service-api/v2/x', API_NOT_FOUND_FILE], ['/api/v1/users/alice/x.css', API_NOT_FOUND_FILE]] as const) {
+      const r = await get(address);
+      expect(r.status, address).toBe(404);
+      expect(r.body.equals(file(errorFile)), address).toBe(true);
+      expectHeaders(r, JSON_HEADERS, address);
+      const body = JSON.parse(r.text) as { success: boolean; error: { code: string; message: string }; meta: object };
+      const server = JSON.parse((await rawRequest(node, address)).text) as typeof body;
+      expect(body.success).toBe(false);
+      expect(body.error.code, address).toBe(server.error.code);
+      expect(Object.keys(body.meta).sort()).toEqual(Object.keys(server.meta).sort());
+    }
+    // The creators list needs the handler (a static build has no file for it): a JSON 404, not the first page for every query.
+    const creators = await get('/service-api/v1/creators?limit=2');
+    expect(creators.status).toBe(404);
+    expect(creators.body.equals(file(API_NOT_FOUND_FILE))).toBe(true);
+  });
+
+  test('methods: a preflight as the server answers it, any other method but GET and HEAD the handler\'s JSON 405', async () => {
+    const pre = await get('/api/v1/users/alice', { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET' } });
+    expect(pre.status).toBe(204);
+    expectHeaders(pre, PREFLIGHT_HEADERS, 'OPTIONS');
+    for (const [method, address] of [['POST', '/api/v1/users/alice'], ['DELETE', '/p/alice'], ['PUT', '/nothing']]) {
+      const r = await get(address, { method, headers: { 'content-length': '0' } });
+      expect(r.status, `${method} ${address}`).toBe(405);
+      expect(r.body.equals(file(METHOD_NOT_ALLOWED_FILE))).toBe(true);
+      expect(JSON.parse(r.text).error.code).toBe('METHOD_NOT_ALLOWED');
+      expectHeaders(r, METHOD_NOT_ALLOWED_HEADERS, `${method} ${address}`);
+    }
+    const head = await get('/api/v1/users/alice', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.header('content-length')).toBe(String(file('api/v1/users/alice').length));
+  });
+
+  test('precompressed files: the `.gz` for clients that accept gzip, with Vary and an ETag of its own; brotli is not sent', async () => {
+    for (const f of GZIPPED) {
+      const address = addressOf(f);
+      const plain = await get(address);
+      const gzip = await get(address, { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+      const brOnly = await get(address, { headers: { 'accept-encoding': 'br' } });
+      expect(plain.header('content-encoding'), address).toBeUndefined();
+      expect(gzip.header('content-encoding'), address).toBe('gzip');
+      expect(brOnly.header('content-encoding'), address).toBeUndefined();
+      for (const r of [plain, gzip, brOnly]) expect(r.header('vary'), address).toBe('Accept-Encoding');
+      expect(gzip.body.equals(file(`${f}.gz`)), address).toBe(true);
+      expect(zlib.gunzipSync(gzip.body).equals(plain.body), address).toBe(true);
+      expect(plain.body.equals(file(f)) && brOnly.body.equals(plain.body), address).toBe(true);
+      expect(gzip.header('etag'), address).not.toBe(plain.header('etag'));
+      expect(gzip.header('content-type'), address).toBe(plain.header('content-type'));
+      // A conditional request is answered per encoding.
+      expect((await get(address, { headers: { 'if-none-match': plain.header('etag')! } })).status, address).toBe(304);
+      expect((await get(address, { headers: { 'accept-encoding': 'gzip', 'if-none-match': gzip.header('etag')! } })).status, address).toBe(304);
+    }
+  });
+});
