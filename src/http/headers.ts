@@ -138,6 +138,13 @@ export function addressOf(file: string): string {
 /** Files a static host uses itself rather than serving at their own address. */
 export const NOT_SERVED: ReadonlySet<string> = new Set(['_headers', '_redirects', '.assetsignore', '404.html', '500.html']);
 
+/**
+ * A static build's JSON 404s, sent by a host for an API address with no file: for an unknown user,
+ * and for anything else under `/api/` or `/service-api/`. `_redirects` names them (Netlify).
+ */
+export const USER_NOT_FOUND_FILE = '_errors/user-not-found.json';
+export const API_NOT_FOUND_FILE = '_errors/not-found.json';
+
 /** Folders of the build only the on-demand handler reads (src/api/release-files.ts `LOOKUP_DIR`). */
 const NOT_SERVED_DIRS = ['_lookup/'];
 
