@@ -7,6 +7,10 @@
 // that depend on the kind of file get a rule per folder only where that folder has no subfolders,
 // else one rule per file. The rules are made from the build's own files, so a page or file added
 // later is covered without editing this module.
+//
+// A page's rules name both its address (`/docs`) and its file (`/docs.html`): Netlify matches rules
+// against the address asked for, but `netlify dev` against the file it found for it after the
+// address itself was not one (netlify-cli dist/utils/proxy.js, `alternativePathsFor`).
 import fs from 'node:fs';
 import path from 'node:path';
 import { CACHE_CONTROL, COMMON_HEADERS, IMMUTABLE_CACHE_CONTROL, addressOf, isServedFile, staticHostRuleHeaders } from '../http/headers.ts';
@@ -41,6 +45,11 @@ export function staticHostHeaders(files: readonly string[], byAddress: Readonly<
   const add = (pattern: string, headers: Headers) => {
     if (Object.keys(headers).length) rules.set(pattern, { ...rules.get(pattern), ...headers });
   };
+  /** The rule of one file, at its address and, for a page, at its file's own path too (see above). */
+  const addFile = (file: string, headers: Headers) => {
+    add(addressOf(file), headers);
+    if (file.endsWith('.html') && addressOf(file) !== `/${file}`) add(`/${file}`, headers);
+  };
 
   const { 'cache-control': _perEntry, ...everywhere } = COMMON_HEADERS;
   add('/*', everywhere);
@@ -53,7 +62,7 @@ export function staticHostHeaders(files: readonly string[], byAddress: Readonly<
   const isFolder = (entry: string) => [...folders.keys()].some((d) => d === entry || d.startsWith(`${entry}/`));
   for (const entry of [...topLevel].sort()) {
     const cache = { 'cache-control': entry === '_astro' ? IMMUTABLE_CACHE_CONTROL : CACHE_CONTROL };
-    if (!isFolder(entry)) { add(addressOf(entry), cache); continue; }
+    if (!isFolder(entry)) { addFile(entry, cache); continue; }
     add(`/${entry}/*`, cache);
     // `guide/index.html` is served at `/guide`, which `/guide/*` does not match.
     if (folders.get(entry)?.files.includes(`${entry}/index.html`)) add(addressOf(`${entry}/index.html`), cache);
@@ -80,7 +89,7 @@ export function staticHostHeaders(files: readonly string[], byAddress: Readonly<
       oneRule = inDir.every((f) => ruleKind(dir, f) === kind);
     }
     if (oneRule) add(`/${dir}/*`, staticHostRuleHeaders(first));
-    else for (const f of inDir.sort()) add(addressOf(f), staticHostRuleHeaders(f));
+    else for (const f of inDir.sort()) addFile(f, staticHostRuleHeaders(f));
   }
   // An exact address: no rule of a folder sets these headers, so nothing is joined with a comma.
   for (const [address, headers] of Object.entries(byAddress)) add(address, headers);

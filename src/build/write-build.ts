@@ -13,6 +13,7 @@ import type { SiteIndex } from '../model/site-index.ts';
 import type { DeployTarget } from '../config.ts';
 import { writeStaticHostFiles } from './static-host-files.ts';
 import { writeStaticHostHeaders } from './static-host-headers.ts';
+import { writeStaticHostRedirects } from './static-host-redirects.ts';
 import type { UserFilesBatch } from './user-files-worker.ts';
 import type { AnswerTimes } from './answer-times.ts';
 import { releaseFiles, type Layers } from './layers.ts';
@@ -181,6 +182,7 @@ export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: st
   // Last, so its rules cover every file of the build (of a layered one, those it reads from others too).
   const files = layered ? releaseFiles(layered.releasesDir, layout.client, layered.layers) : undefined;
   writeStaticHostHeaders(layout.client, target === 'static' ? {} : { [CREATORS_PATH]: answerOnlyHeaders(CREATORS_PATH, creators.headers) }, files);
+  if (target === 'static') writeStaticHostRedirects(layout.client, files);
   return { userFiles: layered ? index.users.length : fs.readdirSync(usersDir).length, mediaFiles };
 }
 

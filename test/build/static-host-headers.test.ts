@@ -67,11 +67,21 @@ describe('the _headers text', () => {
         Content-Security-Policy: default-src 'none'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'
         X-Frame-Options: DENY
 
+      /docs.html
+        Cache-Control: public, max-age=30, s-maxage=30, stale-while-revalidate=60
+        Content-Security-Policy: default-src 'none'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'
+        X-Frame-Options: DENY
+
       /favicon.svg
         Cache-Control: public, max-age=30, s-maxage=30, stale-while-revalidate=60
         Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; sandbox
 
       /
+        Cache-Control: public, max-age=30, s-maxage=30, stale-while-revalidate=60
+        Content-Security-Policy: default-src 'none'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'
+        X-Frame-Options: DENY
+
+      /index.html
         Cache-Control: public, max-age=30, s-maxage=30, stale-while-revalidate=60
         Content-Security-Policy: default-src 'none'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'
         X-Frame-Options: DENY
