@@ -107,7 +107,7 @@ describe('the Pages artifact of a static build', () => {
     fs.rmSync(work, { recursive: true, force: true });
     const r = buildFixture(FIXTURE, dist, { DEPLOY_TARGET: 'static' });
     expect(r.status, r.stderr + r.stdout).toBe(0);
-  });
+  }, 120_000);
   afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
   test.skipIf(!hasTar)('holds every file of the release dist leads to, hidden ones too (tar as upload-pages-artifact@v5 runs it)', () => {
