@@ -2,6 +2,8 @@
 // server, wrangler dev, nginx, netlify dev. Each says first whether its software is installed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { DEBIAN_MIME_TYPES, NGINX_MISSING, findNginx, startNginx } from '../support/nginx.ts';
+import { netlifyMissing, startNetlifyDev } from '../support/netlify.ts';
 import { ROOT, serve } from '../support/serve-build.ts';
 import type { TargetId } from './deploy-matrix.ts';
 
@@ -72,13 +74,46 @@ const cloudflare: Host = {
   },
 };
 
-const notYet = (what: string): Host => ({ missing: () => what, start: () => Promise.reject(new Error(what)) });
+const nginxMissing = () => (findNginx() ? undefined : NGINX_MISSING);
+
+/** scripts/deploy/nginx.conf, as written but its `# ADJUST` lines, in front of our server. */
+const nginxProxy: Host = {
+  missing: nginxMissing,
+  async start({ dist, port, work }) {
+    const server = await serve({ env: { DIST_DIR: dist } });
+    try {
+      const upstream = server.base.replace(/^http:\/\//, '');
+      const nginx = await startNginx(findNginx()!, 'nginx.conf', { dir: path.join(work, 'nginx'), port, adjust: { proxy_cache_path: (current) => current.replace(/^\S+/, `${work}/nginx/cache`), server: upstream } });
+      return { stop: async () => { await nginx.stop(); await server.stop(); } };
+    } catch (e) {
+      await server.stop();
+      throw e;
+    }
+  },
+};
+
+/** scripts/deploy/nginx-static.conf, as written but its `# ADJUST` lines, on the static build. */
+const nginxStatic: Host = {
+  missing: nginxMissing,
+  async start({ dist, port, work }) {
+    const nginx = await startNginx(findNginx()!, 'nginx-static.conf', { dir: path.join(work, 'nginx'), port, adjust: { root: path.join(dist, 'client'), include: DEBIAN_MIME_TYPES } });
+    return { stop: nginx.stop };
+  },
+};
+
+const netlify: Host = {
+  missing: netlifyMissing,
+  async start({ dist, port }) {
+    const dev = await startNetlifyDev(path.join(dist, 'client'), port);
+    return { stop: dev.stop };
+  },
+};
 
 export const HOSTS: Record<TargetId, Host> = {
   node: nodeServer,
-  'nginx-proxy': notYet('nginx-proxy: not wired yet'),
+  'nginx-proxy': nginxProxy,
   cloudflare,
-  'nginx-static': notYet('nginx-static: not wired yet'),
-  netlify: notYet('netlify: not wired yet'),
-  'github-pages': notYet('GitHub Pages runs on GitHub\'s servers only'),
+  'nginx-static': nginxStatic,
+  netlify,
+  'github-pages': { missing: () => 'GitHub Pages runs on GitHub\'s servers only', start: () => Promise.reject(new Error('not here')) },
 };

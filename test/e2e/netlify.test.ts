@@ -8,32 +8,26 @@
 // values first and then writes its own static server's headers over them (dist/utils/proxy.js,
 // `res.writeHead(status, proxyRes.headers)`; netlify/cli#990), so Content-Type and Cache-Control
 // are always its static server's. Those two are checked on the rules (test/build/netlify-rules.test.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { HTML_CSP, addressOf, isServedFile, staticFileHeaders } from '../../src/http/headers.ts';
 import { API_NOT_FOUND_FILE, USER_NOT_FOUND_FILE } from '../../src/build/static-host-files.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
-import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { FIXTURE } from '../support/helpers.ts';
+import { netlifyMissing, startNetlifyDev, type RunningNetlify } from '../../scripts/support/netlify.ts';
 
-const CACHE = path.join(ROOT, 'node_modules', '.cache', 'netlify-cli');
-const CLI = process.env.NETLIFY_CLI ?? path.join(CACHE, 'node_modules', 'netlify-cli', 'bin', 'run.js');
-const installed = fs.existsSync(CLI);
-if (!installed) console.warn(`netlify.test.ts: skipped: netlify-cli is not installed at ${CLI} (npm install --prefix node_modules/.cache/netlify-cli --no-save netlify-cli@26.2.0 deno@2.9.6).`);
+const installed = netlifyMissing() === undefined;
+if (!installed) console.warn(`netlify.test.ts: skipped: ${netlifyMissing()}.`);
 
 /** Headers netlify dev's own static server sends, which it lets win over `_headers` (see above). */
 const DEV_SERVER_OWN = new Set(['content-type', 'cache-control']);
 
 const work = workDir('netlify');
-// Outside the project: netlify dev adds `.netlify` to the .gitignore of the git checkout it runs in.
-const project = fs.mkdtempSync(path.join(os.tmpdir(), 'netlify-dev-'));
-const site = path.join(project, 'site');
 let base = '';
-let dev: ChildProcess | undefined;
-let output = '';
+let site = '';
+let dev: RunningNetlify | undefined;
 let files: string[] = [];
 
 function freePort(): Promise<number> {
@@ -52,34 +46,15 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   const built = buildFixture(FIXTURE, path.join(work, 'dist'), { DEPLOY_TARGET: 'static', SITE_URL: base });
   expect(built.status, built.stderr).toBe(0);
-  fs.cpSync(path.join(work, 'dist', 'client'), site, { recursive: true });
+  dev = await startNetlifyDev(path.join(work, 'dist', 'client'), port);
+  site = dev.site;
   files = fs.readdirSync(site, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
     .map((e) => path.relative(site, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
-  dev = spawn(process.execPath, [CLI, 'dev', '--offline', '--dir', 'site', '--port', String(port)], {
-    cwd: project, stdio: ['ignore', 'pipe', 'pipe'],
-    // Deno (from npm, beside netlify-cli) for its edge functions runtime; no browser to open.
-    env: { ...process.env, PATH: `${path.join(CACHE, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH}`, BROWSER: 'none', NETLIFY_TELEMETRY_DISABLED: '1' },
-  });
-  dev.stdout!.on('data', (d: Buffer) => { output += d; });
-  dev.stderr!.on('data', (d: Buffer) => { output += d; });
-  const exited = new Promise((_, reject) => dev!.once('exit', (code) => reject(new Error(`netlify dev exited (${code}):\n${output}`))));
-  // Ready when netlify dev says so: checked on each chunk of its output, no timer.
-  const ready = new Promise<void>((resolve) => {
-    const check = () => { if (/Local dev server ready/.test(output)) resolve(); };
-    dev!.stdout!.on('data', check);
-    dev!.stderr!.on('data', check);
-  });
-  await Promise.race([ready, exited]);
 }, 180_000);
 
 afterAll(async () => {
-  if (dev?.exitCode === null) {
-    const exited = new Promise((resolve) => dev!.once('exit', resolve));
-    dev.kill('SIGTERM');
-    await exited;
-  }
+  await dev?.stop();
   fs.rmSync(work, { recursive: true, force: true });
-  fs.rmSync(project, { recursive: true, force: true });
 }, 30_000);
 
 /** An answer read whole: netlify dev closes each connection, and undici fails on a body left unread then. */
