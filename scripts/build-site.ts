@@ -43,6 +43,8 @@ import {
 import { parseCli } from '../src/cli.ts';
 import { pointWranglerAtServedRelease } from '../src/build/wrangler-deploy-config.ts';
 import { assetLimitProblem, uploadedAssetFiles } from '../src/build/cloudflare-assets.ts';
+import { compressRelease, describeStats, type CompressStats } from '../src/build/compress.ts';
+import { compressedBaseOf } from '../src/http/headers.ts';
 
 parseCli({
   name: 'build',
@@ -366,6 +368,9 @@ for (const name of ['DEV', 'PROD', 'SSR', 'MODE', 'BASE_URL']) delete process.en
 process.env.ASTRO_TELEMETRY_DISABLED = '1';
 
 const fresh = buildingPath(distDir, releaseId);
+/** What the compress step did, for the BENCH line. */
+let compressStats: CompressStats | undefined;
+let compressMs = 0;
 // The user files are written while Astro renders: disk work beside CPU work. They overwrite those
 // of a retired release (src/build/write-build.ts), except in a full build (PROFILES_INCREMENTAL=0);
 // a layered release writes only those that changed.
@@ -466,6 +471,15 @@ try {
     writeReleaseInfo(fresh, { id: releaseId, previous: served ?? null, builtAt: index.builtAt, ...(layers && { layers }) });
     return written;
   });
+  // Compressed siblings of what this release wrote itself (src/build/compress.ts); a layered
+  // release reads those of the files it leaves to others from there. Cloudflare compresses itself.
+  if (target !== 'cloudflare') {
+    const t0 = performance.now();
+    const compressed = await step('Compressing', () => compressRelease(freshLayout.client));
+    compressMs = Math.round(performance.now() - t0);
+    console.log(`  ${describeStats(compressed)}`);
+    compressStats = compressed;
+  }
   await faultPoint('written');
   if (target === 'cloudflare') {
     // Cloudflare refuses an upload past the plan's file limit; the build says so before serving it.
@@ -502,7 +516,7 @@ try {
     `in ${seconds()} s, served after ${servedAfter} s (${timings.join(', ')}), peak memory ${memory}.`,
   );
   // For `npm run bench`: one machine-readable line; the memory of every process added up.
-  if (process.env.BENCH_REPORT) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - started), servedMs: Math.round(Number(servedAfter) * 1000), maxRssKb: totalRssKb })}`);
+  if (process.env.BENCH_REPORT) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - started), servedMs: Math.round(Number(servedAfter) * 1000), maxRssKb: totalRssKb, compressMs, compressed: compressStats })}`);
 } catch (e) {
   await Promise.allSettled([clearing, writingUsers, shards, ownRender]);
   fs.rmSync(fresh, { recursive: true, force: true });
@@ -564,7 +578,9 @@ async function renderEdit(renderer: PageRenderer, outDir: string, names: string[
   const from = buildLayout(releasePath(distDir, servedRelease(distDir)!)).client;
   const made = new Set<string>();
   for (const file of listFiles(from)) {
-    if (isLayered(file) || remade.has(file) || (edit.statusChanged && isSitemap(file))) continue;
+    // A remade file's compressed siblings go with it: the compress step makes them again.
+    const own = compressedBaseOf(file) ?? file;
+    if (isLayered(file) || remade.has(own) || (edit.statusChanged && isSitemap(own))) continue;
     const dir = path.dirname(path.join(to.client, file));
     if (!made.has(dir)) fs.mkdirSync(dir, { recursive: true });
     made.add(dir);

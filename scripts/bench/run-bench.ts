@@ -242,13 +242,13 @@ const cpuSeconds = (pid: number) => {
  * generator's cost of reading each answer as much as the server. The server's CPU time per
  * answer measures the server either way: its throughput on one core is its inverse.
  */
-async function load(server: { base: string; child: { pid?: number } }, pathFor: () => string, seconds = duration) {
+async function load(server: { base: string; child: { pid?: number } }, pathFor: () => string, seconds = duration, headers: Record<string, string> = {}) {
   const cpu0 = cpuSeconds(server.child.pid!);
   const own0 = process.cpuUsage();
   const t0 = performance.now();
   const result = await autocannon({
     url: server.base, connections, duration: seconds,
-    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: pathFor() }) }],
+    requests: [{ method: 'GET', headers, setupRequest: (req) => ({ ...req, path: pathFor() }) }],
   });
   const wall = (performance.now() - t0) / 1000;
   const own = process.cpuUsage(own0);
@@ -280,8 +280,11 @@ const servedCount = Number(Object.entries(builds).find(([, d]) => d === serveDis
 const names = fs.readdirSync(path.join(WORK, `content-${servedCount}`, 'profiles')).filter((f) => f.endsWith('.yaml')).map((f) => f.slice(0, -'.yaml'.length));
 const pick = () => names[Math.floor(Math.random() * names.length)]!;
 let unknown = 0;
-const routes: [string, () => string][] = [
+/** Each route: its name, its addresses, the request's headers (none but the path lookup in brotli). */
+const routes: [string, () => string, Record<string, string>?][] = [
   ['path lookup', () => `/api/v1/users/${pick()}`],
+  // A browser's Accept-Encoding: the file's brotli sibling (src/build/compress.ts), on both servers.
+  ['path lookup, brotli', () => `/api/v1/users/${pick()}`, { 'accept-encoding': 'gzip, deflate, br, zstd' }],
   ['query lookup', () => `/api/v1/users?username=${pick().toUpperCase()}`],
   ['404 (distinct names)', () => `/api/v1/users/nobody-${unknown++}`],
 ];
@@ -318,21 +321,21 @@ await step(`every name once in each form on each server (${(2 * names.length).to
 });
 rss.ours.push(rssMb(ours.child.pid!));
 rss.bare.push(rssMb(bare.child.pid!));
-for (const [name, pathFor] of routes) {
+for (const [name, pathFor, headers] of routes) {
   const o: Awaited<ReturnType<typeof load>>[] = [];
   const b: Awaited<ReturnType<typeof load>>[] = [];
   const h: Awaited<ReturnType<typeof load>>[] = [];
   unknownBefore404 = unknown;
   // A warm-up first (JIT, our file cache), then each server in turn, --rounds times: all see the same machine.
   await step(`${name}: warming up both servers (2 s each)`, async () => {
-    await load(ours, pathFor, 2);
-    await load(bare, pathFor, 2);
-    await load(bareH, pathFor, 2);
+    await load(ours, pathFor, 2, headers);
+    await load(bare, pathFor, 2, headers);
+    await load(bareH, pathFor, 2, headers);
   });
   for (let i = 0; i < rounds; i++) {
-    o.push(await step(`${name}: ours, run ${i + 1} of ${rounds} (${duration} s)`, () => load(ours, pathFor)));
-    b.push(await step(`${name}: bare, run ${i + 1} of ${rounds} (${duration} s)`, () => load(bare, pathFor)));
-    h.push(await step(`${name}: bare with the contract's headers, run ${i + 1} of ${rounds} (${duration} s)`, () => load(bareH, pathFor)));
+    o.push(await step(`${name}: ours, run ${i + 1} of ${rounds} (${duration} s)`, () => load(ours, pathFor, duration, headers)));
+    b.push(await step(`${name}: bare, run ${i + 1} of ${rounds} (${duration} s)`, () => load(bare, pathFor, duration, headers)));
+    h.push(await step(`${name}: bare with the contract's headers, run ${i + 1} of ${rounds} (${duration} s)`, () => load(bareH, pathFor, duration, headers)));
   }
   const medianRun = (rs: typeof o) => rs.find((r) => r.rps === median(rs.map((x) => x.rps)))!;
   const [mo, mb] = [medianRun(o), medianRun(b)];

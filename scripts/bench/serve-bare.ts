@@ -7,6 +7,7 @@
 // the file's `data` in a fresh envelope (`meta` of this request) for the query form, and a 404
 // naming the user with a fresh `meta`; a baseline that sent the file for the query form and one
 // fixed 404 body would measure less work than the contract's, not a faster server.
+// A path lookup asking for brotli gets the file's `.br` sibling, as ours sends it.
 // `--contract-headers` sends what the contract asks of every answer too (CORS, Cache-Control, the
 // policy's other headers, an ETag): the same bytes on the wire as ours, so the difference left is
 // the cost of our code, not of the contract.
@@ -14,7 +15,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { dataOf } from '../../src/api/handler.ts';
-import { JSON_HEADERS } from '../../src/http/headers.ts';
+import { BROTLI, JSON_HEADERS, compressedBaseOf, encodedEtag } from '../../src/http/headers.ts';
 import { etagOf } from '../../src/http/response.ts';
 import { layeredFiles, locator } from '../../src/build/layers.ts';
 import { readReleaseInfo, releasesDir, servedRelease } from '../../src/build/releases.ts';
@@ -25,7 +26,7 @@ if (!dist || (flag !== undefined && !contract)) {
   console.error('Usage: node scripts/bench/serve-bare.ts <dist-dir> [--contract-headers]');
   process.exit(2);
 }
-interface User { body: Buffer; head: Buffer; etag: string; dataEtag: string }
+interface User { body: Buffer; head: Buffer; etag: string; dataEtag: string; br: Buffer | undefined; brEtag: string }
 const users = new Map<string, User>();
 // Every user file of the served release, those a layered release reads from its base included
 // (src/build/layers.ts): after a one-edit rebuild its own folder holds one file.
@@ -35,12 +36,20 @@ const client = path.join(dist, 'client');
 const at = locator(releasesDir(dist), client, layers);
 const USERS_DIR = 'api/v1/users/';
 for (const file of layeredFiles(releasesDir(dist), client, layers, USERS_DIR)) {
+  // A compressed sibling (src/build/compress.ts) is read with its file.
+  if (compressedBaseOf(file) !== undefined) continue;
   const name = file.slice(USERS_DIR.length);
   const body = fs.readFileSync(path.join(at(file)!, file));
   const data = dataOf(body);
   // `{"success":true,"data":…`: the answer of the query form up to its `meta`.
   const head = body.subarray(0, data.byteOffset - body.byteOffset + data.length);
-  users.set(name, { body, head, etag: contract ? etagOf(body) : '', dataEtag: contract ? `W/${etagOf(data)}` : '' });
+  const br = readOptional(path.join(at(`${file}.br`)!, `${file}.br`));
+  const etag = contract ? etagOf(body) : '';
+  users.set(name, { body, head, etag, dataEtag: contract ? `W/${etagOf(data)}` : '', br, brEtag: contract && br ? encodedEtag(etag, BROTLI) : '' });
+}
+
+function readOptional(file: string): Buffer | undefined {
+  try { return fs.readFileSync(file); } catch { return undefined; }
 }
 const PLAIN = { 'content-type': 'application/json; charset=utf-8' };
 const meta = (t0: number) => `"meta":{"timestamp":"${new Date().toISOString()}","version":"v1","executionTimeMs":${Math.round((performance.now() - t0) * 1000) / 1000}}`;
@@ -53,13 +62,17 @@ const server = http.createServer((req, res) => {
   const byQuery = p === '/api/v1/users';
   const name = byQuery ? new URLSearchParams(url.slice(q + 1)).get('username')?.toLowerCase() : p.slice('/api/v1/users/'.length);
   const user = name ? users.get(name) : undefined;
+  // The path's file in brotli when the client asks for it and the build wrote it, as ours sends it:
+  // the plain test of the header, not a parse of its q-values.
+  const br = user && !byQuery && user.br && req.headers['accept-encoding']?.includes('br') ? user.br : undefined;
   const body = !user
     ? `{"success":false,"error":{"code":"USER_NOT_FOUND","message":${JSON.stringify(`No user is called \`${name}\`.`)}},${meta(t0)}}`
-    : byQuery ? Buffer.concat([user.head, Buffer.from(`,${meta(t0)}}`)]) : user.body;
+    : byQuery ? Buffer.concat([user.head, Buffer.from(`,${meta(t0)}}`)]) : br ?? user.body;
   const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  const coding = br ? { 'content-encoding': 'br' } : {};
   res.writeHead(user ? 200 : 404, contract
-    ? { ...JSON_HEADERS, ...(user && { etag: byQuery ? user.dataEtag : user.etag }), 'content-length': length }
-    : { ...PLAIN, 'content-length': length });
+    ? { ...JSON_HEADERS, ...(user && !byQuery && { vary: 'Accept-Encoding' }), ...coding, ...(user && { etag: byQuery ? user.dataEtag : br ? user.brEtag : user.etag }), 'content-length': length }
+    : { ...PLAIN, ...coding, 'content-length': length });
   res.end(body);
 });
 server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1', () => {

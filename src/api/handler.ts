@@ -8,9 +8,12 @@ import { HOST_PATTERN, USERNAME_PATTERN, USERNAME_RULE, foldAscii } from '../sch
 import { DEFAULT_LIMIT } from '../schemas/queries.ts';
 import { creatorsPage, parseCreatorsQuery, sortedCreators, type CreatorRow, type CreatorSort, type CreatorsQuery } from '../model/creators-list.ts';
 import { defaultAvatarSvg } from '../ui/default-avatar.ts';
-import { HTML_HEADERS, JSON_HEADERS, filesAt, pageLinkHeaders, staticFileHeaders, type PageLinks } from '../http/headers.ts';
 import {
-  elapsed, errorJson, etagOf, finish, imageResponse, isReadMethod, methodNotAllowed, notFound, notFoundPage, nowIso, permanentRedirect, preflight,
+  HTML_HEADERS, JSON_HEADERS, acceptedEncodings, encodedEtag, encodedHeaders, filesAt, identityHeaders, isCompressible, pageLinkHeaders, staticFileHeaders,
+  type Encoding, type PageLinks,
+} from '../http/headers.ts';
+import {
+  elapsed, errorJson, etagOf, finish, imageResponse, runtimeEncoded, isReadMethod, methodNotAllowed, notFound, notFoundPage, nowIso, permanentRedirect, preflight,
   successJson, svgResponse, toWebResponse, type ApiResponse,
 } from '../http/response.ts';
 import { fromWebRequest, type ApiRequest } from '../http/request.ts';
@@ -102,16 +105,16 @@ function userAnswer(req: ApiRequest, files: ReleaseFiles, checked: Checked, exac
   const { username } = checked;
   const file = readUser(files, username);
   // No promise when the reader answered at once: the lookups' hot path.
-  return file instanceof Promise ? file.then((f) => userFileAnswer(req, username, f, exact)) : userFileAnswer(req, username, file, exact);
+  return file instanceof Promise ? file.then((f) => userFileAnswer(req, files, username, f, exact)) : userFileAnswer(req, files, username, file, exact);
 }
 
 /** The policy's headers of a user file (the same frozen object every time). */
 const USER_FILE_HEADERS = staticFileHeaders(USER_PREFIX, '');
 
-function userFileAnswer(req: ApiRequest, username: string, file: Uint8Array | undefined, exact: boolean): ApiResponse {
+function userFileAnswer(req: ApiRequest, files: ReleaseFiles, username: string, file: Uint8Array | undefined, exact: boolean): MaybePromise<ApiResponse> {
   if (!file) return userNotFound(req, username);
   // The address of the file itself: the answer a static host gives (meta of the build, a strong ETag).
-  if (exact) return staticAnswer(file, USER_FILE_HEADERS);
+  if (exact) return fileAnswer(req, files, userFile(username), file, USER_FILE_HEADERS);
   // The ETag covers `data` only, so it stays the same while `meta.timestamp` moves. Where `data`
   // ends and its weak ETag are found once per bytes object: hashing `data` cost 1.9-4.6 µs of a
   // query lookup's 11-14 µs (in-process, 100,000 profiles).
@@ -140,11 +143,13 @@ interface FileMemo {
   /** User files: where `data` ends, and its weak ETag. */
   dataEnd: number;
   dataEtag: string | undefined;
+  /** Compressed siblings the file has not (a bit per encoding: `ENCODING_BIT`), so a miss is looked for once per bytes. */
+  absent: number;
 }
 const memos = new WeakMap<Uint8Array, FileMemo>();
 function memoOf(bytes: Uint8Array): FileMemo {
   let memo = memos.get(bytes);
-  if (memo === undefined) memos.set(bytes, memo = { etag: undefined, base: undefined, headers: undefined, dataEnd: 0, dataEtag: undefined });
+  if (memo === undefined) memos.set(bytes, memo = { etag: undefined, base: undefined, headers: undefined, dataEnd: 0, dataEtag: undefined, absent: 0 });
   return memo;
 }
 
@@ -261,7 +266,7 @@ function apiRoute(req: ApiRequest, files: ReleaseFiles): MaybePromise<ApiRespons
 async function creatorsFirstPage(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
   const file = await files.read(CREATORS_FILE);
   if (!file) return creators(req, files);
-  return staticAnswer(file, creatorsFileHeaders(file));
+  return fileAnswer(req, files, CREATORS_FILE, file, creatorsFileHeaders(file));
 }
 
 /**
@@ -297,14 +302,57 @@ function staticAnswer(bytes: Uint8Array, base: Readonly<Record<string, string>>)
   return { status: 200, headers: memo.headers, body: bytes };
 }
 
-/** The build file at a decoded address, with the headers the policy gives it; undefined when there is none. */
-async function staticFile(files: ReleaseFiles, address: string): Promise<ApiResponse | undefined> {
+const ENCODING_BIT: Record<Encoding['name'], number> = { br: 1, gzip: 2 };
+
+/**
+ * The answer of a build file: for a compressible one (headers.ts `isCompressible`), its compressed
+ * sibling in the coding the client wants most (src/build/compress.ts wrote it), with its own ETag;
+ * else, or when it has none, the file itself. Either way with `Vary: Accept-Encoding`.
+ */
+function fileAnswer(req: ApiRequest, files: ReleaseFiles, file: string, bytes: Uint8Array, base: Readonly<Record<string, string>>): MaybePromise<ApiResponse> {
+  if (!isCompressible(file)) return staticAnswer(bytes, base);
+  return encodedAnswer(files, file, bytes, base, acceptedEncodings(req.header('accept-encoding')), 0);
+}
+
+function encodedAnswer(files: ReleaseFiles, file: string, bytes: Uint8Array, base: Readonly<Record<string, string>>, wanted: readonly Encoding[], from: number): MaybePromise<ApiResponse> {
+  const memo = memoOf(bytes);
+  for (let i = from; i < wanted.length; i++) {
+    const encoding = wanted[i]!;
+    const bit = ENCODING_BIT[encoding.name];
+    if (memo.absent & bit) continue;
+    const sibling = files.read(file + encoding.suffix);
+    if (sibling instanceof Promise) {
+      return sibling.then((s) => {
+        if (s) return compressedAnswer(bytes, s, base, encoding);
+        memo.absent |= bit;
+        return encodedAnswer(files, file, bytes, base, wanted, i + 1);
+      });
+    }
+    if (sibling) return compressedAnswer(bytes, sibling, base, encoding);
+    memo.absent |= bit;
+  }
+  return staticAnswer(bytes, identityHeaders(base));
+}
+
+/** The answer of a compressed sibling: the identity ETag tagged with the coding (headers.ts `encodedEtag`). */
+function compressedAnswer(identity: Uint8Array, compressed: Uint8Array, base: Readonly<Record<string, string>>, encoding: Encoding): ApiResponse {
+  const memo = memoOf(compressed);
+  memo.etag ??= encodedEtag(etagOfBytes(identity), encoding);
+  return staticAnswer(compressed, encodedHeaders(base, encoding));
+}
+
+/**
+ * The build file at a decoded address, with the headers the policy gives it; undefined when there
+ * is none. Without `req`, only whether there is one (no compressed sibling is read).
+ */
+async function staticFile(req: ApiRequest | undefined, files: ReleaseFiles, address: string): Promise<ApiResponse | undefined> {
   for (const file of filesAt(address)) {
     const bytes = await files.read(file);
     if (!bytes) continue;
     const slash = file.lastIndexOf('/');
     const dot = file.lastIndexOf('.');
-    return staticAnswer(bytes, staticFileHeaders(address, dot > slash ? file.slice(dot) : ''));
+    const headers = staticFileHeaders(address, dot > slash ? file.slice(dot) : '');
+    return req ? fileAnswer(req, files, file, bytes, headers) : staticAnswer(bytes, headers);
   }
   return undefined;
 }
@@ -325,8 +373,9 @@ async function customDomainPage(req: ApiRequest, files: ReleaseFiles): Promise<A
   const host = hostOf(req);
   const username = host && await lookup(files, 'domains', host);
   if (!username) return undefined;
-  const page = await files.read(`p/${username}.html`);
-  return page && staticAnswer(page, HTML_HEADERS);
+  const file = `p/${username}.html`;
+  const page = await files.read(file);
+  return page && fileAnswer(req, files, file, page, HTML_HEADERS);
 }
 
 async function notFoundHtml(files: ReleaseFiles): Promise<ApiResponse> {
@@ -354,7 +403,7 @@ function route(req: ApiRequest, files: ReleaseFiles): MaybePromise<ApiResponse> 
 
 async function apiFileOrRoute(req: ApiRequest, files: ReleaseFiles, path: string): Promise<ApiResponse> {
   const decoded = safeDecode(path);
-  const file = decoded !== undefined && await staticFile(files, decoded);
+  const file = decoded !== undefined && await staticFile(req, files, decoded);
   return file || apiRoute(req, files);
 }
 
@@ -365,12 +414,12 @@ async function pageRoute(req: ApiRequest, files: ReleaseFiles, path: string): Pr
     const page = await customDomainPage(req, files);
     if (page) return page;
   }
-  const file = await staticFile(files, decoded);
+  const file = await staticFile(req, files, decoded);
   if (file) return file;
   // `/p/ALICE` and `/p/alice/` are the page of alice: a permanent redirect keeps one address per page.
   if (decoded.startsWith('/p/')) {
     const wanted = foldAscii(decoded.replace(/\/+$/, ''));
-    if (wanted !== decoded && await staticFile(files, wanted)) return permanentRedirect(wanted);
+    if (wanted !== decoded && await staticFile(undefined, files, wanted)) return permanentRedirect(wanted);
   }
   return notFoundHtml(files);
 }
@@ -384,6 +433,7 @@ export function answer(req: ApiRequest, files: ReleaseFiles): MaybePromise<ApiRe
   if (req.method === 'OPTIONS') return preflight();
   if (!isReadMethod(req.method)) return methodNotAllowed(req);
   const routed = route(req, files);
+  if (files.runtimeEncodes) return Promise.resolve(routed).then((r) => finish(req, runtimeEncoded(req, r)));
   return routed instanceof Promise ? routed.then((r) => finish(req, r)) : finish(req, routed);
 }
 

@@ -23,6 +23,12 @@ export interface ReleaseFiles {
    * lookup of a kept profile does not pay for the filter's hashing (0.3-0.5 µs in-process).
    */
   kept?(file: string): Uint8Array | undefined;
+  /**
+   * The runtime compresses an answer's body itself when its Content-Encoding is set (Workers): the
+   * handler then names the coding of every compressible answer (response.ts `runtimeEncoded`)
+   * rather than reading compressed siblings, which a Cloudflare build does not write.
+   */
+  readonly runtimeEncodes?: boolean;
 }
 
 /** A value now, or a promise of it. */

@@ -5,8 +5,12 @@
 // page, the creators list, the lookup tables, ...) is in every release. So a rebuild at 100,000
 // profiles writes and links a few hundred files instead of 200,000, and the switch is the same
 // one rename (docs/reliability.md). Releases that a kept release reads from are kept with it.
+//
+// A file's compressed siblings (`p/alice.html.br`: src/build/compress.ts) are layered with it: they
+// are where it is, and `from` names only the file.
 import fs from 'node:fs';
 import path from 'node:path';
+import { ENCODINGS, compressedBaseOf } from '../http/headers.ts';
 
 /** The folders (under `client/`) whose files a layered release may leave to its base. */
 export const LAYERED_DIRS = ['p/', 'api/v1/users/', 'media/'] as const;
@@ -45,7 +49,7 @@ export function locator(releasesDir: string, ownClient: string, layers: Layers |
   const base = clientOf(layers.base);
   const from = new Map(Object.entries(layers.from));
   return (file) => {
-    const id = from.get(file);
+    const id = from.get(compressedBaseOf(file) ?? file);
     if (id !== undefined) return id === null ? null : clientOf(id);
     return isLayered(file) ? base : ownClient;
   };
@@ -64,10 +68,14 @@ export function layeredFiles(releasesDir: string, ownClient: string, layers: Lay
   for (const [file, id] of Object.entries(layers.from)) {
     if (!file.startsWith(dir)) continue;
     changed.add(file);
-    if (id !== null) added.push(file);
+    if (id === null) continue;
+    added.push(file);
+    // Its siblings, from where it is: a stat each, for the few files named.
+    const client = path.join(releasesDir, id, 'client');
+    for (const e of ENCODINGS) if (fs.existsSync(path.join(client, file + e.suffix))) added.push(file + e.suffix);
   }
   const base = listBase(path.join(releasesDir, layers.base, 'client', dir), dir);
-  return changed.size ? [...base.filter((f) => !changed.has(f)), ...added] : [...base];
+  return changed.size ? [...base.filter((f) => !changed.has(compressedBaseOf(f) ?? f)), ...added] : [...base];
 }
 
 /** Every file of a release (relative to `client/`, with `/`), those it reads from other releases included. */

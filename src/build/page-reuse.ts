@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PublicUser } from '../schemas/api.ts';
 import type { SiteIndex } from '../model/site-index.ts';
+import { ENCODINGS } from '../http/headers.ts';
 
 const MANIFEST_VERSION = 2;
 
@@ -159,23 +160,29 @@ export function goneNames(before: readonly string[], now: readonly string[]): st
 }
 
 /**
- * Links each reused page into the new build (a copy where links are not possible); returns how
- * many. `fromDir`: the previous build's page folder, or where each page is (a layered release).
+ * Links each reused page into the new build (a copy where links are not possible), with its
+ * compressed siblings where it has them (compress.ts); returns how many pages. `fromDir`: the
+ * previous build's page folder, or where each page is (a layered release).
  */
 export function linkPages(names: readonly string[], fromDir: string | ((file: string) => string), toDir: string): number {
   if (!names.length) return 0;
   fs.mkdirSync(toDir, { recursive: true });
   let linked = 0;
-  for (const name of names) {
-    const from = typeof fromDir === 'string' ? path.join(fromDir, `${name}.html`) : fromDir(`${name}.html`);
-    const to = path.join(toDir, `${name}.html`);
+  const link = (file: string, optional: boolean) => {
+    const from = typeof fromDir === 'string' ? path.join(fromDir, file) : fromDir(file);
+    const to = path.join(toDir, file);
     try {
       fs.linkSync(from, to);
     } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' || (optional && code === 'ENOENT')) return;
       // Another file system, or one without hard links: the bytes are the same either way.
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
       fs.copyFileSync(from, to);
     }
+  };
+  for (const name of names) {
+    link(`${name}.html`, false);
+    for (const e of ENCODINGS) link(`${name}.html${e.suffix}`, true);
     linked++;
   }
   return linked;

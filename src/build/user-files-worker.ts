@@ -1,10 +1,13 @@
 // The worker thread of `writeUserFiles` (write-build.ts): writes the batches of user files it is
 // sent with synchronous calls, beside the rendering and out of the thread pool Astro's own reads
 // and writes wait in. A file that exists (recycled, see `recycleUserFiles`) is overwritten in place,
-// which on disk is many times cheaper than creating it anew (docs/scale.md, commit e86c4ee).
+// which on disk is many times cheaper than creating it anew (docs/scale.md, commit e86c4ee); one
+// with the same bytes is left as it is, with its compressed siblings (compress.ts), which are
+// removed when the bytes change.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
+import { ENCODINGS } from '../http/headers.ts';
 
 export interface UserFilesBatch {
   names: string[];
@@ -24,18 +27,34 @@ parentPort!.on('message', (batch: UserFilesBatch) => {
   parentPort!.postMessage(batch.names.length);
 });
 
-/** Writes `bytes` as the whole file: over the old bytes when it exists, then cut to length. */
+/** Writes `bytes` as the whole file: over the old bytes when it exists and differs, then cut to length. */
 function writeInPlace(file: string, bytes: Uint8Array): void {
   let fd: number;
+  let recycled = true;
   try {
     fd = fs.openSync(file, 'r+');
   } catch {
     fd = fs.openSync(file, 'w');
+    recycled = false;
   }
   try {
+    if (recycled && sameBytes(fd, bytes)) return;
     for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, bytes.length - at, at);
     fs.ftruncateSync(fd, bytes.length);
   } finally {
     fs.closeSync(fd);
   }
+  // Compressed siblings of the old bytes.
+  if (recycled) for (const suffix of SIBLING_SUFFIXES) fs.rmSync(file + suffix, { force: true });
+}
+
+const SIBLING_SUFFIXES = ENCODINGS.map((e) => e.suffix);
+const old = Buffer.allocUnsafe(64 * 1024);
+
+/** Whether the open file holds exactly `bytes` (a user file is a few KB: one read). */
+function sameBytes(fd: number, bytes: Uint8Array): boolean {
+  if (fs.fstatSync(fd).size !== bytes.length || bytes.length > old.length) return false;
+  let at = 0;
+  for (let n; at < bytes.length && (n = fs.readSync(fd, old, at, bytes.length - at, at)) > 0;) at += n;
+  return at === bytes.length && old.subarray(0, at).equals(bytes);
 }

@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { CREATORS_PATH, USERS_PATH } from '../api/handler.ts';
 import { prerenderedCreators, prerenderedUserBody, userData } from '../api/prerendered.ts';
 import { lookupFiles } from '../api/release-files.ts';
-import { answerOnlyHeaders } from '../http/headers.ts';
+import { ENCODINGS, answerOnlyHeaders, compressedBaseOf } from '../http/headers.ts';
 import { ContentReader } from '../content/read-file.ts';
 import { buildLayout } from './layout.ts';
 import type { SiteIndex } from '../model/site-index.ts';
@@ -86,7 +86,7 @@ export async function writeUserFiles(stagingDir: string, index: SiteIndex, times
   // Recycled files of profiles that are gone.
   const names = new Set(index.users.map((u) => u.username));
   for (const name of await fs.promises.readdir(stagingDir)) {
-    if (!names.has(name)) await fs.promises.rm(path.join(stagingDir, name), { recursive: true, force: true });
+    if (!names.has(compressedBaseOf(name) ?? name)) await fs.promises.rm(path.join(stagingDir, name), { recursive: true, force: true });
   }
   return written;
 }
@@ -172,7 +172,7 @@ export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: st
     // Images no profile uses any more.
     const published = new Set([...[...avatars].map((f) => `media/avatars/${f}`), ...index.decorationFiles.map((f) => `media/decorations/${f}`)]);
     for (const dir of ['media/avatars/', 'media/decorations/']) {
-      for (const file of layered.servedFiles(dir)) if (!published.has(file)) layered.layers.from[file] = null;
+      for (const file of layered.servedFiles(dir)) if (!published.has(file) && compressedBaseOf(file) === undefined) layered.layers.from[file] = null;
     }
   }
 
@@ -205,7 +205,10 @@ export function writeEditFiles(outDir: string, index: SiteIndex, usersStaging: s
   fs.mkdirSync(path.dirname(usersDir), { recursive: true });
   fs.renameSync(usersStaging, usersDir);
   const creators = prerenderedCreators(index, (hash) => times.creators(hash));
-  fs.writeFileSync(path.join(layout.client, ...CREATORS_PATH.split('/').filter(Boolean)), creators.body as string);
+  const creatorsFile = path.join(layout.client, ...CREATORS_PATH.split('/').filter(Boolean));
+  // Copied from the served release with its compressed siblings, which may not fit the new bytes.
+  for (const e of ENCODINGS) fs.rmSync(creatorsFile + e.suffix, { force: true });
+  fs.writeFileSync(creatorsFile, creators.body as string);
   fs.mkdirSync(layout.server, { recursive: true });
   times.write(layout.answerTimes);
   const rule = answerOnlyHeaders(CREATORS_PATH, creators.headers);

@@ -24,6 +24,8 @@ export function assetAddress(file: string): string {
 
 export function assetFiles(assets: AssetsBinding): ReleaseFiles {
   return {
+    // Workers compress a body by its Content-Encoding (`encodeBody: "automatic"`, the default).
+    runtimeEncodes: true,
     async read(file) {
       // No `..`, no empty segment, no leading slash: a path of the folder or nothing.
       if (file === '' || file.split('/').some((s) => s === '' || s === '.' || s === '..')) return undefined;

@@ -145,7 +145,121 @@ export const NOT_SERVED: ReadonlySet<string> = new Set(['_headers', '_redirects'
 const NOT_SERVED_DIRS = ['_lookup/', '_errors/'];
 
 /** Whether a build file (relative to the client folder, with `/`) is served at its address. */
-export const isServedFile = (file: string) => !NOT_SERVED.has(file) && !NOT_SERVED_DIRS.some((d) => file.startsWith(d));
+export const isServedFile = (file: string) =>
+  !NOT_SERVED.has(file) && !NOT_SERVED_DIRS.some((d) => file.startsWith(d)) && compressedBaseOf(file) === undefined;
+
+// ---------------------------------------------------------------------------------------------
+// Compression: the build writes `<file>.br` and `<file>.gz` beside a file worth compressing
+// (src/build/compress.ts); the server sends one of them, by the request's Accept-Encoding, at the
+// file's own address. A sibling is never served at an address of its own.
+
+/** A content coding we send, the suffix of its sibling file, and the tag its ETag carries. */
+export interface Encoding {
+  readonly name: 'br' | 'gzip';
+  readonly suffix: '.br' | '.gz';
+  readonly tag: 'br' | 'gz';
+}
+export const BROTLI: Encoding = Object.freeze({ name: 'br', suffix: '.br', tag: 'br' });
+export const GZIP: Encoding = Object.freeze({ name: 'gzip', suffix: '.gz', tag: 'gz' });
+/** In the order preferred when the client weighs them alike: brotli is smaller (docs/scale.md, "Compression"). */
+export const ENCODINGS: readonly Encoding[] = Object.freeze([BROTLI, GZIP]);
+
+/** The file a compressed sibling belongs to (`p/alice.html` for `p/alice.html.br`), or undefined for any other file. */
+export function compressedBaseOf(file: string): string | undefined {
+  for (const e of ENCODINGS) if (file.endsWith(e.suffix)) return file.slice(0, -e.suffix.length);
+  return undefined;
+}
+
+/** Extensions of the text files worth compressing; images other than SVG and fonts are compressed already. */
+const COMPRESSIBLE_EXTS = new Set(['.html', '.css', '.js', '.mjs', '.json', '.txt', '.xml', '.svg', '.webmanifest']);
+
+/**
+ * Whether a served build file has compressed siblings (when they save enough: src/build/compress.ts)
+ * and so whether its answers carry `Vary: Accept-Encoding`: text by extension, and the extensionless
+ * JSON files of the API.
+ */
+export function isCompressible(file: string): boolean {
+  if (!isServedFile(file)) return false;
+  const slash = file.lastIndexOf('/');
+  const dot = file.lastIndexOf('.');
+  if (dot > slash) return COMPRESSIBLE_EXTS.has(file.slice(dot));
+  return isApiAddress(`/${file}`);
+}
+
+/** Whether an answer of this content type is worth compressing: text, JSON, XML and SVG. */
+export const isCompressibleType = (type: string): boolean =>
+  type.startsWith('text/') || type.startsWith('application/json') || type.startsWith('application/xml') || type.startsWith('image/svg+xml')
+  || type.startsWith('application/manifest+json');
+
+/** Answers whose body depends on the request's Accept-Encoding say so, identity answers too (RFC 9110 §12.5.5). */
+export const VARY_ACCEPT_ENCODING = 'Accept-Encoding';
+
+/**
+ * The ETag of a representation in `encoding`: the identity ETag with the coding's tag inside the
+ * quotes (`"abc"` → `"abc-br"`), so every encoding has its own and If-None-Match tells them apart
+ * (RFC 9110 §8.8.3: a strong ETag names one representation's bytes).
+ */
+export function encodedEtag(etag: string, encoding: Encoding): string {
+  return `${etag.slice(0, -1)}-${encoding.tag}"`;
+}
+
+const varyHeadersOf = new WeakMap<Headers, Headers>();
+const encodedHeadersOf = { br: new WeakMap<Headers, Headers>(), gzip: new WeakMap<Headers, Headers>() };
+
+/** `headers` of an identity answer of a compressible file: with Vary (one frozen object per `headers`). */
+export function identityHeaders(headers: Headers): Headers {
+  let out = varyHeadersOf.get(headers);
+  if (!out) varyHeadersOf.set(headers, out = Object.freeze({ ...headers, vary: VARY_ACCEPT_ENCODING }));
+  return out;
+}
+
+/** `headers` of an answer sent in `encoding`: Content-Encoding and Vary (one frozen object per `headers` and encoding). */
+export function encodedHeaders(headers: Headers, encoding: Encoding): Headers {
+  const made = encodedHeadersOf[encoding.name];
+  let out = made.get(headers);
+  if (!out) made.set(headers, out = Object.freeze({ ...headers, vary: VARY_ACCEPT_ENCODING, 'content-encoding': encoding.name }));
+  return out;
+}
+
+/** The q-value of one Accept-Encoding member (`;q=0.5`), 1 without one; NaN when malformed. */
+function qOf(params: string): number {
+  const m = /^\s*;\s*q\s*=\s*([0-9.]+)\s*$/i.exec(params);
+  if (!params.trim()) return 1;
+  if (!m) return NaN;
+  const q = Number(m[1]);
+  return q >= 0 && q <= 1 ? q : NaN;
+}
+
+/** Accept-Encoding values seen lately → their codings: clients send a handful of distinct strings. */
+const acceptedCache = new Map<string, readonly Encoding[]>();
+const ACCEPTED_CACHE_SIZE = 64;
+
+/**
+ * The codings of ours a client accepts, most wanted first (RFC 9110 §12.5.3): by q-value, ties
+ * to brotli; `*` stands for any coding not named; q=0 refuses. Identity is always sent when none
+ * fits, even under `identity;q=0` (a 415 for a GET helps no one; §12.5.3 allows either). Without
+ * the header, none: a client that asks for nothing gets the bytes as they are.
+ */
+export function acceptedEncodings(header: string | undefined): readonly Encoding[] {
+  if (!header) return [];
+  const known = acceptedCache.get(header);
+  if (known) return known;
+  const q = new Map<string, number>();
+  for (const member of header.split(',')) {
+    const semi = member.indexOf(';');
+    const name = (semi < 0 ? member : member.slice(0, semi)).trim().toLowerCase();
+    if (!name) continue;
+    const value = qOf(semi < 0 ? '' : member.slice(semi));
+    // A malformed weight is ignored with its member; the highest of repeated ones counts.
+    if (!Number.isNaN(value)) q.set(name, Math.max(q.get(name) ?? 0, value));
+  }
+  const star = q.get('*');
+  const weight = (e: Encoding) => q.get(e.name) ?? (e === GZIP ? q.get('x-gzip') : undefined) ?? star ?? 0;
+  const out = Object.freeze(ENCODINGS.filter((e) => weight(e) > 0).sort((a, b) => weight(b) - weight(a)));
+  if (acceptedCache.size >= ACCEPTED_CACHE_SIZE) acceptedCache.clear();
+  acceptedCache.set(header, out);
+  return out;
+}
 
 // A segment of an address that may name a build file: no `.` or `..`, no hidden name, no
 // separator, control character or NUL, at most 255 bytes (a file name's limit).

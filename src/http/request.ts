@@ -25,7 +25,10 @@ export interface ApiRequest {
 export function fromWebRequest(request: Request, startedAt = performance.now()): ApiRequest {
   const url = request.url;
   const afterOrigin = url.indexOf('/', url.indexOf('//') + 2);
-  return splitTarget(request.method, afterOrigin < 0 ? '/' : url.slice(afterOrigin), (n) => request.headers.get(n) ?? undefined, startedAt);
+  // On Cloudflare the Worker sees Accept-Encoding normalised (`br, gzip`); the client's own is `cf.clientAcceptEncoding`.
+  const clientAccept = (request as { cf?: { clientAcceptEncoding?: string } }).cf?.clientAcceptEncoding;
+  const header = (n: string) => (n === 'accept-encoding' && clientAccept !== undefined ? clientAccept : request.headers.get(n) ?? undefined);
+  return splitTarget(request.method, afterOrigin < 0 ? '/' : url.slice(afterOrigin), header, startedAt);
 }
 
 /** `http://host` at the start of an absolute-form request target (RFC 9112 §3.2.2). */

@@ -6,7 +6,8 @@ import { API_VERSION, type ErrorCode } from '../schemas/api.ts';
 import type { ApiRequest } from './request.ts';
 import {
   ALLOWED_METHODS, HTML_HEADERS, JSON_HEADERS, METHOD_NOT_ALLOWED_HEADERS, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS,
-  SERVER_ERROR_HEADERS, SVG_HEADERS, COMMON_HEADERS, pageLinkHeaders, redirectHeaders, type PageLinks,
+  SERVER_ERROR_HEADERS, SVG_HEADERS, COMMON_HEADERS, VARY_ACCEPT_ENCODING, acceptedEncodings, encodedEtag, isCompressibleType, pageLinkHeaders,
+  redirectHeaders, type PageLinks,
 } from './headers.ts';
 
 export interface ApiResponse {
@@ -129,6 +130,25 @@ export const notFoundPage = (html: Uint8Array | string): ApiResponse => ({ statu
 export const permanentRedirect = (location: string): ApiResponse => ({ status: 308, headers: redirectHeaders(location), body: null });
 
 /**
+ * An answer for a runtime that compresses a body itself when its Content-Encoding says so
+ * (Workers' default `encodeBody: "automatic"`): a compressible answer gets the coding the client
+ * wants most, that coding's ETag (headers.ts `encodedEtag`) and Vary; its length is the runtime's
+ * to set. Before `finish`, so If-None-Match is compared with the ETag of what is sent.
+ */
+export function runtimeEncoded(req: ApiRequest, res: ApiResponse): ApiResponse {
+  const type = res.headers['content-type'];
+  if (res.body === null || res.headers['content-encoding'] !== undefined || type === undefined || !isCompressibleType(type)) return res;
+  const [encoding] = acceptedEncodings(req.header('accept-encoding'));
+  const headers: Record<string, string> = { ...res.headers, vary: VARY_ACCEPT_ENCODING };
+  if (encoding) {
+    headers['content-encoding'] = encoding.name;
+    if (headers.etag !== undefined) headers.etag = encodedEtag(headers.etag, encoding);
+    delete headers['content-length'];
+  }
+  return { status: res.status, headers, body: res.body };
+}
+
+/**
  * Applies what every GET/HEAD answer shares: 304 when If-None-Match matches, and no body on HEAD.
  * Handlers call nothing else to get this right.
  */
@@ -141,6 +161,8 @@ export function finish(req: ApiRequest, res: ApiResponse): ApiResponse {
     return { status: 304, headers, body: null };
   }
   if (req.method === 'HEAD') {
+    // A body the runtime compresses (`runtimeEncoded`) has a length only the runtime knows.
+    if (res.headers['content-encoding'] !== undefined && res.headers['content-length'] === undefined) return { ...res, body: null };
     const len = res.body === null ? 0 : typeof res.body === 'string' ? Buffer.byteLength(res.body) : res.body.byteLength;
     return { status: res.status, headers: { ...res.headers, 'content-length': String(len) }, body: null };
   }

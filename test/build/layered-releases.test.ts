@@ -80,9 +80,10 @@ describe('layered releases', () => {
         ...Object.fromEntries(Object.entries(info.layers!.from).filter(([f]) => f.startsWith('media/og/'))),
       },
     } satisfies Layers);
-    // Its own folders hold only those files.
-    expect(fs.readdirSync(path.join(dir, 'client', 'p')).sort()).toEqual(['bob.html', 'zed.html']);
-    expect(fs.readdirSync(path.join(dir, 'client', 'api', 'v1', 'users')).sort()).toEqual(['bob', 'zed']);
+    // Its own folders hold only those files, with their compressed siblings (which `from` does not name: they go with their file).
+    const withSiblings = (files: string[]) => files.flatMap((f) => [f, `${f}.br`, `${f}.gz`]);
+    expect(fs.readdirSync(path.join(dir, 'client', 'p')).sort()).toEqual(withSiblings(['bob.html', 'zed.html']));
+    expect(fs.readdirSync(path.join(dir, 'client', 'api', 'v1', 'users')).sort()).toEqual(withSiblings(['bob', 'zed']));
 
     // The same files, byte for byte, as the whole release of the same content.
     const layeredFiles_ = servedFiles(layeredDist);
@@ -165,7 +166,7 @@ describe('layered releases', () => {
     const { info } = served(dist);
     expect(fs.existsSync(releasePath(dist, info.layers!.from['p/bob.html']!))).toBe(true);
     expect(layeredFiles(releasesDir(dist), buildLayout(served(dist).dir).client, info.layers, 'p/').sort())
-      .toEqual(['alice', 'bob', 'carol', 'dave', 'frank', 'kate', 'zed'].map((n) => `p/${n}.html`));
+      .toEqual(['alice', 'bob', 'carol', 'dave', 'frank', 'kate', 'zed'].flatMap((n) => [`p/${n}.html`, `p/${n}.html.br`, `p/${n}.html.gz`]));
   }, 90_000);
 
   test('pruning keeps whatever a kept release reads from', () => {

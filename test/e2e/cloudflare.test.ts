@@ -5,8 +5,10 @@
 // saying so, only where workerd cannot run on this machine.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEPLOY_REDIRECT } from '../../src/build/wrangler-deploy-config.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
@@ -103,6 +105,41 @@ describe.skipIf(!workerdRuns)('Cloudflare Workers under wrangler dev', () => {
     expect(again.headers.get('etag')).toBe(etag);
     // A list holding the ETag matches too (RFC 9110 §13.1.2), as on the Node server.
     expect((await get('/api/v1/users/alice', { headers: { 'if-none-match': `"x", ${etag}` } })).status).toBe(304);
+  });
+
+  test('the Worker\'s answers name their coding (the runtime compresses), with an ETag per coding and Vary', async () => {
+    // node:http, which does not decode bodies: the test sees what the runtime sent.
+    const raw = (target: string, headers: Record<string, string>) => new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      http.get(base + target, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      }).once('error', reject);
+    });
+    const file = fs.readFileSync(path.join(dist, 'client', 'api', 'v1', 'users', 'alice'));
+    const identity = await raw('/api/v1/users/alice', { 'accept-encoding': 'identity' });
+    expect(identity.headers['content-encoding']).toBeUndefined();
+    expect(identity.headers.vary).toBe('Accept-Encoding');
+    expect(identity.body.equals(file)).toBe(true);
+    const etag = identity.headers.etag!;
+    for (const [accept, coding, decode] of [['gzip', 'gzip', zlib.gunzipSync], ['br, gzip', 'br', zlib.brotliDecompressSync]] as const) {
+      const r = await raw('/api/v1/users/alice', { 'accept-encoding': accept });
+      expect(r.status, accept).toBe(200);
+      expect(r.headers['content-encoding'], accept).toBe(coding);
+      expect(r.headers.vary, accept).toBe('Accept-Encoding');
+      expect(r.headers.etag, accept).toBe(`${etag.slice(0, -1)}-${coding === 'br' ? 'br' : 'gz'}"`);
+      expect(decode(r.body).equals(file), accept).toBe(true);
+      const again = await raw('/api/v1/users/alice', { 'accept-encoding': accept, 'if-none-match': r.headers.etag! });
+      expect(again.status, accept).toBe(304);
+      // Another coding's ETag is not this representation's.
+      expect((await raw('/api/v1/users/alice', { 'accept-encoding': accept, 'if-none-match': etag })).status, accept).toBe(200);
+    }
+    // An answer made in memory too (the query form), and no compressed siblings in a Cloudflare build (its files count).
+    const query = await raw('/api/v1/users?username=alice', { 'accept-encoding': 'gzip' });
+    expect(query.headers['content-encoding']).toBe('gzip');
+    expect(JSON.parse(zlib.gunzipSync(query.body).toString()).data.username).toBe('alice');
+    expect(fs.existsSync(path.join(dist, 'client', 'api', 'v1', 'users', 'alice.br'))).toBe(false);
+    expect(fs.existsSync(path.join(dist, 'client', 'p', 'alice.html.gz'))).toBe(false);
   });
 
   test('a page is served at its address, its .html address redirects there', async () => {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { FIXTURE, ROOT, readDecoded } from '../support/helpers.ts';
 
 const SECRET = 'CI_TOKEN=ghp_d0-n0t-publish-7f3a';
 let parent = '';
@@ -39,7 +39,7 @@ function anyFileHolds(dir: string, text: string): string[] {
   return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => path.join(e.parentPath, e.name))
-    .filter((f) => fs.readFileSync(f, 'utf8').includes(text));
+    .filter((f) => readDecoded(f).toString('utf8').includes(text));
 }
 
 describe('a decoration image that is a link to a secret', () => {

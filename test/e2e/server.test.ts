@@ -10,11 +10,15 @@ import { etagOf } from '../../src/http/response.ts';
 import { ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
 import { isReleaseId, readReleaseInfo, releasePath, servedRelease } from '../../src/build/releases.ts';
 import { buildFixture, ownBuild, sharedBuild } from '../support/built-server.ts';
-import { FIXTURE, PRIVATE_MARKERS, ROOT } from '../support/helpers.ts';
+import { FIXTURE, PRIVATE_MARKERS, ROOT, readDecoded } from '../support/helpers.ts';
+import { compressedBaseOf } from '../../src/http/headers.ts';
 
 const { base, dist: DIST } = sharedBuild();
 
-const getFrom = (origin: string) => (p: string, init?: RequestInit) => fetch(origin + p, { redirect: 'manual', ...init });
+// The identity bytes unless a test asks otherwise: these tests compare answers with the files' own
+// bytes, ETags and lengths (compression is test/e2e/compression.test.ts's).
+const getFrom = (origin: string) => (p: string, init?: RequestInit) =>
+  fetch(origin + p, { redirect: 'manual', ...init, headers: { 'accept-encoding': 'identity', ...init?.headers as Record<string, string> } });
 const get = getFrom(base);
 
 describe('the built service over HTTP', () => {
@@ -33,7 +37,7 @@ describe('the built service over HTTP', () => {
 
   test('each user\'s pre-rendered answer (served from memory) is byte for byte its file, with the file\'s strong ETag', async () => {
     const dir = path.join(DIST, 'client', 'api', 'v1', 'users');
-    const names = fs.readdirSync(dir);
+    const names = fs.readdirSync(dir).filter((f) => compressedBaseOf(f) === undefined);
     expect(names.length).toBeGreaterThan(3);
     for (const name of names) {
       const bytes = fs.readFileSync(path.join(dir, name));
@@ -163,7 +167,8 @@ describe('the built service over HTTP', () => {
   test('no private data in any file of the build', () => {
     for (const entry of fs.readdirSync(DIST, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile()) continue;
-      const text = fs.readFileSync(path.join(entry.parentPath, entry.name), 'latin1');
+      // Compressed siblings decoded: they hold what their file holds.
+      const text = readDecoded(path.join(entry.parentPath, entry.name)).toString('latin1');
       for (const m of PRIVATE_MARKERS) expect(text.includes(m), `${entry.name} holds ${m}`).toBe(false);
     }
   });
@@ -224,7 +229,7 @@ describe('the built service over HTTP', () => {
     expect(b.stdout).toMatch(/pages \(1 rendered, 6 unchanged\)/);
     const info = readReleaseInfo(own.dist, servedRelease(own.dist)!)!;
     expect(info.layers?.base).toBe(info.previous);
-    expect(fs.readdirSync(path.join(own.dist, 'client', 'p'))).toEqual(['bob.html']);
+    expect(fs.readdirSync(path.join(own.dist, 'client', 'p')).sort()).toEqual(['bob.html', 'bob.html.br', 'bob.html.gz']);
     const previous = releasePath(own.dist, info.previous!);
     expect(await (await ownGet('/p/alice')).text()).toBe(fs.readFileSync(path.join(previous, 'client', 'p', 'alice.html'), 'utf8'));
     expect(fs.readFileSync(path.join(previous, 'client', 'p', 'bob.html'), 'utf8')).not.toContain('Robert');

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,3 +39,11 @@ export function request(target: string, init: { method?: string; headers?: Recor
 
 export const bodyText = (body: string | Uint8Array | null) => (body === null ? '' : typeof body === 'string' ? body : Buffer.from(body).toString('utf8'));
 export const bodyJson = (r: { body: string | Uint8Array | null }) => JSON.parse(bodyText(r.body));
+
+/** A build file's bytes, a compressed sibling's (src/build/compress.ts) decoded: what a client gets from it. */
+export function readDecoded(file: string): Buffer {
+  const bytes = fs.readFileSync(file);
+  if (file.endsWith('.br')) return zlib.brotliDecompressSync(bytes);
+  if (file.endsWith('.gz')) return zlib.gunzipSync(bytes);
+  return bytes;
+}

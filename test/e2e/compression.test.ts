@@ -1,0 +1,157 @@
+// Compression on the real server and in the real build: the siblings the build writes (where they
+// should be, nowhere else, each decoding to its file, after a rebuild too) and what the server
+// sends from them over HTTP (each coding decodes to the identity bytes, an ETag per coding, a 304
+// per coding, Vary on every answer of a compressible file). Raw `node:http` requests: `fetch`
+// would decode the bodies and hide Content-Encoding's effect.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { describe, expect, onTestFinished, test } from 'vitest';
+import { locator, releaseFiles } from '../../src/build/layers.ts';
+import { readReleaseInfo, releasesDir, servedRelease } from '../../src/build/releases.ts';
+import { MIN_COMPRESSED_BYTES } from '../../src/build/compress.ts';
+import { ENCODINGS, compressedBaseOf, isCompressible } from '../../src/http/headers.ts';
+import { ownBuild, sharedBuild } from '../support/built-server.ts';
+
+const { base, dist: DIST } = sharedBuild();
+
+interface Got { status: number; headers: http.IncomingHttpHeaders; body: Buffer }
+
+function get(origin: string, target: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Got> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(origin + target, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+const decoded = (r: Got) =>
+  (r.headers['content-encoding'] === 'br' ? zlib.brotliDecompressSync(r.body) : r.headers['content-encoding'] === 'gzip' ? zlib.gunzipSync(r.body) : r.body);
+
+/** Every file of a release as the server reads it (a layered release reads some from others), by path. */
+function servedReleaseFiles(dist: string): Map<string, string> {
+  const id = servedRelease(dist)!;
+  const info = readReleaseInfo(dist, id)!;
+  const client = path.join(releasesDir(dist), id, 'client');
+  const at = locator(releasesDir(dist), client, info.layers);
+  return new Map(releaseFiles(releasesDir(dist), client, info.layers).map((f) => [f, path.join(at(f)!, f)]));
+}
+
+/**
+ * The rules of the siblings: only beside a compressible file, each decoding to it; beside every
+ * compressible text file of a few KB (where both codings always pay).
+ */
+function checkSiblings(dist: string): number {
+  const files = servedReleaseFiles(dist);
+  let checked = 0;
+  for (const [file, where] of files) {
+    const own = compressedBaseOf(file);
+    if (own !== undefined) {
+      expect(isCompressible(own), file).toBe(true);
+      expect(files.has(own), `${file} without its file`).toBe(true);
+      const bytes = fs.readFileSync(where);
+      const plain = file.endsWith('.br') ? zlib.brotliDecompressSync(bytes) : zlib.gunzipSync(bytes);
+      expect(plain.equals(fs.readFileSync(files.get(own)!)), file).toBe(true);
+      expect(bytes.length, file).toBeLessThanOrEqual(plain.length * 0.9);
+      checked++;
+      continue;
+    }
+    const size = fs.statSync(where).size;
+    if (isCompressible(file) && size >= 2048) for (const e of ENCODINGS) expect(files.has(file + e.suffix), `${file}${e.suffix}`).toBe(true);
+    if (!isCompressible(file) || size < MIN_COMPRESSED_BYTES) for (const e of ENCODINGS) expect(files.has(file + e.suffix), `${file}${e.suffix}`).toBe(false);
+  }
+  return checked;
+}
+
+describe('the build writes compressed siblings', () => {
+  test('beside every compressible file worth it, nowhere else, each decoding to its file', () => {
+    const files = servedReleaseFiles(DIST);
+    expect(checkSiblings(DIST)).toBeGreaterThan(30);
+    for (const f of ['p/alice.html', 'api/v1/users/alice', 'index.html', 'docs.html', 'openapi.json', 'sitemap.xml', 'service-api/v1/creators']) {
+      for (const e of ENCODINGS) expect(files.has(f + e.suffix), f + e.suffix).toBe(true);
+    }
+    // Never the handler's own tables, never images.
+    expect([...files.keys()].filter((f) => (f.startsWith('_lookup/') || f.startsWith('media/')) && compressedBaseOf(f) !== undefined)).toEqual([]);
+  });
+
+  test('after a rebuild that changed a profile (a layered release): the same rules, the new bytes', async () => {
+    const own = await ownBuild('compression-rebuild');
+    onTestFinished(() => own.stop());
+    const edited = own.fixtureWith('edited', { 'profiles/bob.yaml': 'displayName: Robert\ncreatedAt: 2024-11-02T00:00:00Z\n' });
+    const switched = own.server.nextOutput(/Now serving the build of/);
+    const b = own.rebuild(edited);
+    expect(b.status, String(b.stderr)).toBe(0);
+    await switched;
+    expect(readReleaseInfo(own.dist, servedRelease(own.dist)!)!.layers).toBeDefined();
+    expect(checkSiblings(own.dist)).toBeGreaterThan(30);
+    const page = await get(own.base, '/p/bob', { 'accept-encoding': 'br' });
+    expect(page.headers['content-encoding']).toBe('br');
+    expect(decoded(page).toString()).toContain('Robert');
+  }, 60_000);
+});
+
+describe('the Node server sends them', () => {
+  const targets = ['/p/alice', '/api/v1/users/alice', '/', '/docs', '/openapi.json', '/sitemap.xml', '/service-api/v1/creators'];
+
+  test('br and gzip bodies decode to the identity bytes; each coding its own ETag; Vary on all three', async () => {
+    for (const target of targets) {
+      const identity = await get(base, target);
+      expect(identity.status, target).toBe(200);
+      expect(identity.headers['content-encoding'], target).toBeUndefined();
+      expect(identity.headers.vary, target).toBe('Accept-Encoding');
+      const etags = new Set([identity.headers.etag]);
+      for (const [accept, coding] of [['gzip, deflate, br, zstd', 'br'], ['gzip', 'gzip']] as const) {
+        const r = await get(base, target, { 'accept-encoding': accept });
+        expect(r.headers['content-encoding'], `${target} ${accept}`).toBe(coding);
+        expect(r.headers.vary, target).toBe('Accept-Encoding');
+        expect(Number(r.headers['content-length']), target).toBe(r.body.length);
+        expect(r.body.length, target).toBeLessThan(identity.body.length);
+        expect(decoded(r).equals(identity.body), `${target} ${coding}`).toBe(true);
+        etags.add(r.headers.etag);
+      }
+      expect(etags.size, target).toBe(3);
+    }
+  });
+
+  test('If-None-Match gives a 304 for each coding\'s own ETag, and a 200 with the body for another coding\'s', async () => {
+    for (const target of targets) {
+      for (const accept of ['br', 'gzip', 'identity']) {
+        const first = await get(base, target, { 'accept-encoding': accept });
+        const again = await get(base, target, { 'accept-encoding': accept, 'if-none-match': first.headers.etag! });
+        expect(again.status, `${target} ${accept}`).toBe(304);
+        expect(again.body.length).toBe(0);
+        expect(again.headers.etag).toBe(first.headers.etag);
+        expect(again.headers.vary).toBe('Accept-Encoding');
+      }
+      const br = await get(base, target, { 'accept-encoding': 'br' });
+      const gz = await get(base, target, { 'accept-encoding': 'gzip', 'if-none-match': br.headers.etag! });
+      expect(gz.status, target).toBe(200);
+      expect(gz.headers['content-encoding']).toBe('gzip');
+    }
+  });
+
+  test('HEAD has GET\'s headers for each coding', async () => {
+    for (const accept of ['br', 'gzip', '']) {
+      const g = await get(base, '/p/alice', { 'accept-encoding': accept });
+      const h = await get(base, '/p/alice', { 'accept-encoding': accept }, 'HEAD');
+      expect(h.body.length).toBe(0);
+      for (const k of ['content-encoding', 'content-length', 'etag', 'vary', 'content-type']) expect(h.headers[k], `${accept} ${k}`).toBe(g.headers[k]);
+    }
+  });
+
+  test('a sibling is not served at its own address; images and answers made in memory are sent as they are', async () => {
+    expect((await get(base, '/p/alice.html.br', { 'accept-encoding': 'br' })).status).toBe(404);
+    expect((await get(base, '/sitemap.xml.gz')).status).toBe(404);
+    expect((await get(base, '/openapi.json.br')).status).toBe(404);
+    for (const target of ['/api/v1/users?username=alice', '/api/v1/users/ALICE', '/api/avatar?u=alice', '/api/v1/users/nobody']) {
+      const r = await get(base, target, { 'accept-encoding': 'br, gzip' });
+      expect(r.headers['content-encoding'], target).toBeUndefined();
+      expect(r.headers.vary, target).toBeUndefined();
+    }
+  });
+});
