@@ -94,8 +94,7 @@ export async function compressRelease(clientDir: string, threads = os.availableP
   const todo = files.filter((f) => isCompressible(f) && !ENCODINGS.some((e) => present.has(f + e.suffix)));
   const stats = emptyStats();
   if (!todo.length) return stats;
-  const batches: string[][] = [];
-  for (let i = 0; i < todo.length; i += FILES_PER_BATCH) batches.push(todo.slice(i, i + FILES_PER_BATCH));
+  const batches = interleavedBatches(todo);
   const workers = Array.from({ length: Math.max(1, Math.min(threads, batches.length)) }, () => new Worker(new URL('./compress-worker.ts', import.meta.url)));
   try {
     await Promise.all(workers.map((worker) => new Promise<void>((resolve, reject) => {
@@ -113,6 +112,26 @@ export async function compressRelease(clientDir: string, threads = os.availableP
     await Promise.all(workers.map((w) => w.terminate()));
   }
   return stats;
+}
+
+/**
+ * `files` in batches, those of different folders taken in turn: a file system creates the files of
+ * one folder one at a time (ext4 locks the folder), so threads each in a folder of their own (the
+ * pages, the user answers) create theirs side by side.
+ */
+function interleavedBatches(files: string[]): string[][] {
+  const byDir = new Map<string, string[][]>();
+  for (const f of files) {
+    const dir = f.slice(0, f.lastIndexOf('/') + 1);
+    let list = byDir.get(dir);
+    if (!list) byDir.set(dir, list = [[]]);
+    if (list.at(-1)!.length === FILES_PER_BATCH) list.push([]);
+    list.at(-1)!.push(f);
+  }
+  const queues = [...byDir.values()];
+  const out: string[][] = [];
+  for (let i = 0; out.length < queues.reduce((n, q) => n + q.length, 0); i++) for (const q of queues) if (i < q.length) out.push(q[i]!);
+  return out;
 }
 
 /** `stats` as a line of the build's output. */
