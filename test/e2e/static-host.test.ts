@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { filesAt } from '../../src/http/headers.ts';
+import { filesAt, isServedFile } from '../../src/http/headers.ts';
 import { TEST_SITE_URL, buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
 
@@ -64,7 +64,8 @@ describe('dist/client on a static host', () => {
       // Image addresses in the JSON and the pages' JSON-LD are files of this build, not the handler's.
       const ownFileAt = (address: string) => filesAt(address).find((f) => fs.existsSync(path.join(own, f)));
       const addressesOfUsers: string[] = [];
-      for (const name of fs.readdirSync(path.join(own, 'api', 'v1', 'users'))) {
+      // The answers, not their compressed siblings (src/build/compress.ts).
+      for (const name of fs.readdirSync(path.join(own, 'api', 'v1', 'users')).filter((f) => isServedFile(`api/v1/users/${f}`))) {
         const user = JSON.parse(fs.readFileSync(path.join(own, 'api', 'v1', 'users', name), 'utf8')).data;
         const node = JSON.parse(fs.readFileSync(path.join(client, 'api', 'v1', 'users', name), 'utf8')).data;
         addressesOfUsers.push(user.avatarUrl, ...(user.avatarDecoration ? [user.avatarDecoration.url] : []));
