@@ -9,10 +9,9 @@
 // its target (CI installs them all); `--allow-missing` skips it instead, saying so.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { parseCli } from '../../src/cli.ts';
-import { ROOT, buildSiteAsync, serve } from '../support/serve-build.ts';
+import { ROOT, buildSiteAsync, freePort } from '../support/serve-build.ts';
 import { ROWS, TABLE_END, TABLE_START, TARGETS, claimOf, getter, matrixTable, type Target } from './deploy-matrix.ts';
 import { HOSTS, type RunningHost } from './deploy-hosts.ts';
 
@@ -55,14 +54,6 @@ let failed = 0;
 const ok = (what: string) => { passed++; console.log(`ok   ${what}`); };
 const fail = (what: string, why: string) => { failed++; console.log(`FAIL ${what}: ${why}`); };
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    }).once('error', reject);
-  });
-}
 
 /** The shared suite against `base`: each check's name and whether it passed. */
 async function conformance(base: string): Promise<Map<string, boolean>> {

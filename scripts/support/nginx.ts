@@ -5,7 +5,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { ROOT } from './serve-build.ts';
+import { ROOT, freePort } from './serve-build.ts';
+
 
 export const RECIPES_DIR = path.join(ROOT, 'scripts', 'deploy');
 /** Debian's list of types by extension, which the static recipe includes. */
@@ -17,15 +18,6 @@ export function findNginx(): string | undefined {
   return ['nginx', '/usr/sbin/nginx', '/usr/local/sbin/nginx'].find((bin) => !spawnSync(bin, ['-v']).error);
 }
 
-/** A TCP port nothing listens on now, on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** The value for one `# ADJUST` directive (`root`, `proxy_cache_path`...) given its line's current text after the name. */
 export type Adjust = Record<string, string | ((current: string) => string)>;

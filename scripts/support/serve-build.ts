@@ -4,6 +4,7 @@
 // node_modules/.cache.
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns, type StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -120,6 +121,16 @@ export function serve({ script = SERVER_SCRIPT, args = [], nodeArgs = [], env = 
           return exited;
         },
       });
+    });
+  });
+}
+
+/** A TCP port nothing listens on now, on 127.0.0.1: for a server that must know its address before it starts (a build's SITE_URL). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
     });
   });
 }

@@ -6,7 +6,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -14,6 +13,7 @@ import { DEPLOY_REDIRECT } from '../../src/build/wrangler-deploy-config.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { FIXTURE, ROOT } from '../support/helpers.ts';
 import { rawRequest } from '../support/raw-http.ts';
+import { freePort } from '../../scripts/support/serve-build.ts';
 
 const WORKERD = path.join(ROOT, 'node_modules', '@cloudflare', 'workerd-linux-64', 'bin', 'workerd');
 const workerdRuns = process.platform === 'linux' && process.arch === 'x64'
@@ -27,14 +27,6 @@ let base = '';
 let preview: ChildProcess | undefined;
 let output = '';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    }).once('error', reject);
-  });
-}
 
 beforeAll(async () => {
   if (!workerdRuns) return;

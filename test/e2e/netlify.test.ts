@@ -9,13 +9,13 @@
 // `res.writeHead(status, proxyRes.headers)`; netlify/cli#990), so Content-Type and Cache-Control
 // are always its static server's. Those two are checked on the rules (test/build/netlify-rules.test.ts).
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { HTML_CSP, addressOf, isServedFile, staticFileHeaders } from '../../src/http/headers.ts';
 import { API_NOT_FOUND_FILE, USER_NOT_FOUND_FILE } from '../../src/build/static-host-files.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
+import { freePort } from '../../scripts/support/serve-build.ts';
 import { netlifyMissing, startNetlifyDev, type RunningNetlify } from '../../scripts/support/netlify.ts';
 
 const installed = netlifyMissing() === undefined;
@@ -30,14 +30,6 @@ let site = '';
 let dev: RunningNetlify | undefined;
 let files: string[] = [];
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    }).once('error', reject);
-  });
-}
 
 beforeAll(async () => {
   if (!installed) return;
