@@ -31,6 +31,8 @@ const STATIC_CONFORMANCE = [
   'edge cache headers: 30 s fresh, 60 s revalidation', 'authorization headers are ignored', 'HEAD, preflight and other methods',
   'no private data in any response',
 ];
+/** nginx alone also routes the query form with a lowercase name, and answers a missing one (nginx-static.conf). */
+const NGINX_STATIC_CONFORMANCE = [...STATIC_CONFORMANCE, 'missing or empty username is a JSON 400', 'ETag and conditional GET'];
 
 /**
  * What passes under `netlify dev`, whose own server sends `application/octet-stream` and
@@ -45,7 +47,7 @@ export const TARGETS: readonly Target[] = [
   { id: 'node', heading: 'Node server', build: 'node', servedBy: '`npm run serve`', runs: true, conformance: 'all' },
   { id: 'nginx-proxy', heading: 'Node server behind nginx', build: 'node', servedBy: 'nginx with `scripts/deploy/nginx.conf` in front of `npm run serve`', runs: true, conformance: 'all' },
   { id: 'cloudflare', heading: 'Cloudflare Workers', build: 'cloudflare', servedBy: '`wrangler dev` (workerd)', runs: true, conformance: 'all' },
-  { id: 'nginx-static', heading: 'nginx alone', build: 'static', servedBy: 'nginx with `scripts/deploy/nginx-static.conf`', runs: true, conformance: STATIC_CONFORMANCE },
+  { id: 'nginx-static', heading: 'nginx alone', build: 'static', servedBy: 'nginx with `scripts/deploy/nginx-static.conf`', runs: true, conformance: NGINX_STATIC_CONFORMANCE },
   { id: 'netlify', heading: 'Netlify', build: 'static', servedBy: '`netlify dev --offline` (netlify-cli)', runs: true, conformance: NETLIFY_DEV_CONFORMANCE },
   { id: 'github-pages', heading: 'GitHub Pages', build: 'static', servedBy: 'not run here (GitHub\'s servers only): its layout rules are tested', runs: false, conformance: [] },
 ];
@@ -201,7 +203,7 @@ export const ROWS: readonly Row[] = [
   },
   {
     feature: 'other casings, the query form `?username=`',
-    cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes (Worker)', 'nginx-static': 'no: the JSON 404', netlify: 'no: only `?username=` with the exact name (`_redirects`)', 'github-pages': 'no: the host\'s 404' },
+    cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes (Worker)', 'nginx-static': 'no: only `?username=` with a lowercase name', netlify: 'no: only `?username=` with the exact name (`_redirects`)', 'github-pages': 'no: the host\'s 404' },
     probe: otherForms,
   },
   {
@@ -211,7 +213,7 @@ export const ROWS: readonly Row[] = [
   },
   {
     feature: 'a missing or empty username: JSON `400`',
-    cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes', 'nginx-static': 'no: the JSON 404', netlify: 'no', 'github-pages': 'no' },
+    cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes', 'nginx-static': 'yes (a JSON file)', netlify: 'no', 'github-pages': 'no' },
     probe: missingName,
   },
   {

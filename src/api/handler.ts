@@ -40,8 +40,11 @@ export const decorationMediaFile = (file: string) => `media/decorations/${file}`
 
 type Checked = { ok: true; username: string } | { ok: false; response: ApiResponse };
 
+/** The 400 of an empty username (a static build's `_errors/missing-username.json` says it too). */
+export const MISSING_USERNAME_MESSAGE = 'A username is required.';
+
 function checkUsername(req: ApiRequest, raw: string): Checked {
-  if (raw === '') return { ok: false, response: errorJson(400, 'MISSING_USERNAME', 'A username is required.', req) };
+  if (raw === '') return { ok: false, response: errorJson(400, 'MISSING_USERNAME', MISSING_USERNAME_MESSAGE, req) };
   const username = foldAscii(raw);
   if (!USERNAME_PATTERN.test(username)) {
     return { ok: false, response: errorJson(400, 'INVALID_USERNAME', `This is not a valid username: a username is ${USERNAME_RULE}.`, req) };

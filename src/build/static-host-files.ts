@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ALLOWED_METHODS } from '../http/headers.ts';
 import { errorJson, notFound } from '../http/response.ts';
-import { NOT_FOUND_PAGE_FILE } from '../api/handler.ts';
+import { MISSING_USERNAME_MESSAGE, NOT_FOUND_PAGE_FILE } from '../api/handler.ts';
 
 /** Where the error answers live: a folder that is never served at its own address (NOT_SERVED_DIRS in src/http/headers.ts). */
 export const ERRORS_DIR = '_errors';
@@ -14,6 +14,8 @@ export const ERRORS_DIR = '_errors';
 export const USER_NOT_FOUND_FILE = `${ERRORS_DIR}/user-not-found.json`;
 /** The 404 of any other address under `/api/` or `/service-api/` that is no file. */
 export const API_NOT_FOUND_FILE = `${ERRORS_DIR}/not-found.json`;
+/** The 400 of the query form `/api/v1/users?username=` with no name. */
+export const MISSING_USERNAME_FILE = `${ERRORS_DIR}/missing-username.json`;
 /** The 405 of any method but GET, HEAD and OPTIONS. */
 export const METHOD_NOT_ALLOWED_FILE = `${ERRORS_DIR}/method-not-allowed.json`;
 /** Tells GitHub Pages to publish the folder as it is, without Jekyll. */
@@ -42,6 +44,7 @@ export function staticHostFiles(builtAt: string): Record<string, string> {
   return {
     [USER_NOT_FOUND_FILE]: errorFileBody(errorJson(404, 'USER_NOT_FOUND', USER_NOT_FOUND_MESSAGE).body, builtAt),
     [API_NOT_FOUND_FILE]: errorFileBody(notFound().body, builtAt),
+    [MISSING_USERNAME_FILE]: errorFileBody(errorJson(400, 'MISSING_USERNAME', MISSING_USERNAME_MESSAGE).body, builtAt),
     [METHOD_NOT_ALLOWED_FILE]: errorFileBody(errorJson(405, 'METHOD_NOT_ALLOWED', METHOD_NOT_ALLOWED_MESSAGE).body, builtAt),
     // Its presence is all GitHub reads.
     [NOJEKYLL_FILE]: '',

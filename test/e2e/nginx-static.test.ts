@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEBIAN_MIME_TYPES, NGINX_MISSING, findNginx, startNginx, type RunningNginx } from '../../scripts/support/nginx.ts';
 import { HTML_HEADERS, JSON_HEADERS, PREFLIGHT_HEADERS, METHOD_NOT_ALLOWED_HEADERS, addressOf, isServedFile, staticFileHeaders } from '../../src/http/headers.ts';
-import { API_NOT_FOUND_FILE, METHOD_NOT_ALLOWED_FILE, USER_NOT_FOUND_FILE } from '../../src/build/static-host-files.ts';
+import { API_NOT_FOUND_FILE, METHOD_NOT_ALLOWED_FILE, MISSING_USERNAME_FILE, USER_NOT_FOUND_FILE } from '../../src/build/static-host-files.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
 import { rawRequest, type RawResponse } from '../support/raw-http.ts';
@@ -21,7 +21,7 @@ const work = workDir('nginx-static');
 const dist = path.join(work, 'dist');
 let client = '';
 let nginx: RunningNginx | undefined;
-/** Files the test gave a `.gz` sibling itself, where the build wrote none. */
+/** Files whose `.gz` sibling the build writes (src/build/compress.ts). */
 const GZIPPED = ['p/alice.html', 'api/v1/users/alice', 'sitemap.xml', 'openapi.json'];
 
 beforeAll(async () => {
@@ -31,10 +31,7 @@ beforeAll(async () => {
   expect(built.status, built.stderr).toBe(0);
   // The root is the client folder through the `dist` link, as an operator points it.
   client = path.join(dist, 'client');
-  for (const file of GZIPPED) {
-    const gz = path.join(client, `${file}.gz`);
-    if (!fs.existsSync(gz)) fs.writeFileSync(gz, zlib.gzipSync(fs.readFileSync(path.join(client, file))));
-  }
+  for (const file of GZIPPED) expect(fs.existsSync(path.join(client, `${file}.gz`)), `${file}.gz`).toBe(true);
   nginx = await startNginx(nginxBin, 'nginx-static.conf', { dir: path.join(work, 'nginx'), adjust: { root: client, include: DEBIAN_MIME_TYPES } });
 }, 120_000);
 
@@ -114,6 +111,29 @@ describe.skipIf(!nginxBin || !mimeTypes)('nginx alone on a static build (scripts
     const creators = await get('/service-api/v1/creators?limit=2');
     expect(creators.status).toBe(404);
     expect(creators.body.equals(file(API_NOT_FOUND_FILE))).toBe(true);
+  });
+
+  test('the query form: a lowercase name (with or without `@`) is its file, no name the handler\'s JSON 400, another casing the JSON 404', async () => {
+    const node = sharedBuild().base;
+    for (const query of ['alice', '@alice', '%40alice']) {
+      const r = await get(`/api/v1/users?username=${query}`);
+      expect(r.status, query).toBe(200);
+      expect(r.body.equals(file('api/v1/users/alice')), query).toBe(true);
+      expectHeaders(r, JSON_HEADERS, query);
+    }
+    for (const target of ['/api/v1/users', '/api/v1/users?username=', '/api/v1/users?username=%20%40%20']) {
+      const r = await get(target);
+      expect(r.status, target).toBe(400);
+      expect(r.body.equals(file(MISSING_USERNAME_FILE)), target).toBe(true);
+      expectHeaders(r, JSON_HEADERS, target);
+      const server = JSON.parse((await rawRequest(node, target)).text) as { error: { code: string } };
+      expect(JSON.parse(r.text).error.code, target).toBe(server.error.code);
+    }
+    for (const query of ['ALICE', 'nobody', '%20alice']) {
+      const r = await get(`/api/v1/users?username=${query}`);
+      expect(r.status, query).toBe(404);
+      expect(r.body.equals(file(USER_NOT_FOUND_FILE)), query).toBe(true);
+    }
   });
 
   test('methods: a preflight as the server answers it, any other method but GET and HEAD the handler\'s JSON 405', async () => {
