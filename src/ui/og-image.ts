@@ -31,11 +31,17 @@ export const previewHue = (username: string) => (Math.round(hueOf(username) / HU
 
 /** Letters and digits are drawn; an emoji or symbol gets a generic person (fonts for them vary). */
 const DRAWN = /^[\p{L}\p{N}]/u;
+/**
+ * Code points of the longest initial drawn (a letter with its marks: Vietnamese takes 3, an Indic
+ * cluster up to 6). A letter under 63 combining marks is one grapheme, and named the preview file
+ * by its code points: past the 255 bytes of a file name, the build failed with ENAMETOOLONG.
+ */
+export const MAX_GLYPH_CODE_POINTS = 8;
 
 /** The glyph drawn on a generated preview: the display name's initial, or null for the generic person. */
 export function previewGlyph(displayName: string): string | null {
   const initial = initialOf(displayName);
-  return DRAWN.test(initial) ? initial : null;
+  return DRAWN.test(initial) && [...initial].length <= MAX_GLYPH_CODE_POINTS ? initial : null;
 }
 
 /** The file name of a generated preview, from its colour and glyph: `210-4b.png`, `30-person.png`. */

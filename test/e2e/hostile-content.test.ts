@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { FIXTURE, ROOT, readDecoded } from '../support/helpers.ts';
 
 const SECRET = 'CI_TOKEN=ghp_d0-n0t-publish-7f3a';
@@ -63,4 +63,23 @@ describe('a decoration image that is a link to a secret', () => {
     expect(anyFileHolds(work, SECRET)).toEqual([]);
     expect(r.stdout + r.stderr).not.toContain(SECRET);
   });
+});
+
+describe('a display name of one letter under 63 combining marks', () => {
+  test('npm run check and npm run build agree: both accept it (the build failed with ENAMETOOLONG, naming no file)', () => {
+    const own = path.join(parent, 'zalgo');
+    fs.cpSync(FIXTURE, own, { recursive: true });
+    const name = `a${'\u0301'.repeat(63)}`;
+    fs.writeFileSync(path.join(own, 'profiles', 'bob.yaml'), `displayName: "${name}"\ncreatedAt: 2024-11-02T00:00:00Z\n`);
+    const check = run('scripts/check-content.ts', { CONTENT_DIR: own });
+    expect(check.status, check.stderr).toBe(0);
+    const ownDist = path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `zalgo-${process.pid}`, 'dist');
+    onTestFinished(() => fs.rmSync(path.dirname(ownDist), { recursive: true, force: true }));
+    const build = run('scripts/build-site.ts', { CONTENT_DIR: own, DIST_DIR: ownDist });
+    expect(build.status, build.stderr).toBe(0);
+    const client = path.join(ownDist, 'client');
+    expect(fs.readFileSync(path.join(client, 'p', 'bob.html'), 'utf8')).toContain(name);
+    // Its preview is the generic person's, under a short name.
+    expect(fs.readdirSync(path.join(client, 'media', 'og')).every((f) => f.length < 64)).toBe(true);
+  }, 120_000);
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { avatarImageSize, generatedPreviewFile, imageSize, previewGlyph, previewImage } from '../../src/ui/og-image.ts';
+import { MAX_GLYPH_CODE_POINTS, avatarImageSize, generatedPreviewFile, imageSize, previewGlyph, previewImage } from '../../src/ui/og-image.ts';
 import { FIXTURE, ROOT } from '../support/helpers.ts';
 
 describe('og-image', () => {
@@ -29,5 +29,12 @@ describe('og-image', () => {
     expect(generatedPreviewFile(0, previewGlyph('김하나'))).toBe('0-ae40.png');
     expect(generatedPreviewFile(30, previewGlyph('🌸 Bloom'))).toBe('30-person.png');
     expect(generatedPreviewFile(30, previewGlyph('  '))).toBe('30-person.png');
+  });
+
+  test('an initial piled with combining marks is the person: its file name stays short (it was ENAMETOOLONG)', () => {
+    expect(generatedPreviewFile(30, previewGlyph(`a${'\u0301'.repeat(63)}`))).toBe('30-person.png');
+    expect(generatedPreviewFile(0, previewGlyph('Ệ'.normalize('NFD')))).toBe('0-45-323-302.png');
+    // The longest initial still drawn names a file well under a file name's 255 bytes.
+    expect(generatedPreviewFile(350, previewGlyph(`a${'\u0301'.repeat(MAX_GLYPH_CODE_POINTS - 1)}`)).length).toBeLessThan(64);
   });
 });
