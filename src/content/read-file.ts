@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MAX_CONTENT_BYTES, MAX_IMAGE_BYTES, MAX_VIEWS_FILE_BYTES, MAX_YAML_FILE_BYTES, formatBytes } from '../schemas/limits.ts';
-import { SIGNATURE_BYTES, imageSignatureProblem } from '../schemas/image-signature.ts';
+import { imageProblem } from '../schemas/image-signature.ts';
 import type { ContentProblem } from './problems.ts';
 
 export type ReadResult = { ok: true; bytes: Buffer } | { ok: false; problems: ContentProblem[] };
@@ -124,14 +124,18 @@ export class ContentReader {
     }
   }
 
-  /** Checks an avatar or decoration image: a regular file within MAX_IMAGE_BYTES whose first bytes are the type its name says. */
+  /**
+   * Checks an avatar or decoration image: a regular file within MAX_IMAGE_BYTES whose bytes are the
+   * type its name says, whole, and within MAX_IMAGE_SIDE; only its header and end are read.
+   */
   checkImage(file: string): ContentProblem[] {
     const opened = this.#open(file, IMAGE_LIMIT);
     if (!opened.ok) return opened.problems;
     try {
-      const head = Buffer.alloc(Math.min(SIGNATURE_BYTES, opened.size));
-      const n = fs.readSync(opened.fd, head, 0, head.length, 0);
-      const bad = imageSignatureProblem(file, head.subarray(0, n));
+      const bad = imageProblem(file, opened.size, (offset, length) => {
+        const buf = Buffer.alloc(Math.max(0, Math.min(length, opened.size - offset)));
+        return buf.subarray(0, buf.length ? fs.readSync(opened.fd, buf, 0, buf.length, offset) : 0);
+      });
       return bad ? [{ file, ...bad }] : [];
     } finally {
       fs.closeSync(opened.fd);
@@ -142,7 +146,7 @@ export class ContentReader {
   readImage(file: string): ReadResult {
     const r = this.read(file, IMAGE_LIMIT);
     if (!r.ok) return r;
-    const bad = imageSignatureProblem(file, r.bytes.subarray(0, SIGNATURE_BYTES));
+    const bad = imageProblem(file, r.bytes.length, (offset, length) => r.bytes.subarray(offset, offset + length));
     return bad ? { ok: false, problems: [{ file, ...bad }] } : r;
   }
 

@@ -70,3 +70,121 @@ export function imageSignatureProblem(file: string, head: Uint8Array): { message
     hint: `save it again as ${NAME[promised]} with an image editor; renaming a file does not change its type`,
   };
 }
+
+/**
+ * The largest side, in pixels, of an avatar or decoration: they are shown a few hundred pixels
+ * wide, and 4096 leaves room for any screen. A PNG that declares 40,000 px a side in 194 KB is a
+ * decompression bomb for every browser and crawler that opens the page's image.
+ */
+export const MAX_IMAGE_SIDE = 4096;
+
+/** Reads `length` bytes of the file at `offset` (fewer at its end). */
+export type ReadAt = (offset: number, length: number) => Uint8Array;
+
+/** Bytes read from the start to find an image's size: a JPEG's frame header may follow a long EXIF block. */
+const HEAD_BYTES = 64 * 1024;
+
+const u32be = (b: Uint8Array, at: number) => ((b[at]! << 24) >>> 0) + (b[at + 1]! << 16) + (b[at + 2]! << 8) + b[at + 3]!;
+const u16le = (b: Uint8Array, at: number) => b[at]! + (b[at + 1]! << 8);
+const u24le = (b: Uint8Array, at: number) => u16le(b, at) + (b[at + 2]! << 16);
+
+/** Width and height from the header of an image of `kind`; undefined when the header is not there. */
+export function imageDimensions(kind: ImageKind, head: Uint8Array): { width: number; height: number } | undefined {
+  switch (kind) {
+    case 'png': // IHDR, the first chunk (RFC 2083 §4.1.1)
+      return head.length >= 24 && ascii(head, 12, 16) === 'IHDR' ? { width: u32be(head, 16), height: u32be(head, 20) } : undefined;
+    case 'gif': // the logical screen
+      return head.length >= 10 ? { width: u16le(head, 6), height: u16le(head, 8) } : undefined;
+    case 'jpeg': { // the first SOFn marker's frame size
+      let at = 2;
+      while (at + 9 <= head.length) {
+        if (head[at] !== 0xff) return undefined;
+        const marker = head[at + 1]!;
+        if (marker === 0xff) { at++; continue; }
+        if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+          return { height: (head[at + 5]! << 8) + head[at + 6]!, width: (head[at + 7]! << 8) + head[at + 8]! };
+        }
+        at += 2 + (head[at + 2]! << 8) + head[at + 3]!;
+      }
+      return undefined;
+    }
+    case 'webp': { // the first chunk: VP8X (extended), VP8L (lossless) or VP8 (lossy)
+      if (head.length < 30) return undefined;
+      const chunk = ascii(head, 12, 16);
+      if (chunk === 'VP8X') return { width: u24le(head, 24) + 1, height: u24le(head, 27) + 1 };
+      if (chunk === 'VP8L' && head[20] === 0x2f) {
+        const bits = head[21]! | (head[22]! << 8) | (head[23]! << 16) | (head[24]! << 24);
+        return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
+      }
+      if (chunk === 'VP8 ') return { width: u16le(head, 26) & 0x3fff, height: u16le(head, 28) & 0x3fff };
+      return undefined;
+    }
+    case 'avif': { // the image spatial extent property, `ispe`
+      for (let at = 4; at + 16 <= head.length; at++) {
+        if (head[at] === 0x69 && ascii(head, at, at + 4) === 'ispe') return { width: u32be(head, at + 8), height: u32be(head, at + 12) };
+      }
+      return undefined;
+    }
+  }
+}
+
+/** Whether the file ends where its format says it ends: a truncated upload is refused, not published. */
+function endsWhole(kind: ImageKind, size: number, at: ReadAt): boolean {
+  const tail = at(Math.max(0, size - 12), 12);
+  switch (kind) {
+    case 'png': // the IEND chunk, always these 12 bytes
+      return tail.length === 12 && [0, 0, 0, 0, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82].every((b, i) => tail[i] === b);
+    case 'jpeg': // the EOI marker
+      return tail.length >= 2 && tail[tail.length - 2] === 0xff && tail[tail.length - 1] === 0xd9;
+    case 'gif': // the trailer
+      return tail.length >= 1 && tail[tail.length - 1] === 0x3b;
+    case 'webp': { // the RIFF size covers the file exactly
+      const head = at(0, 8);
+      return head.length === 8 && head[4]! + (head[5]! << 8) + (head[6]! << 16) + ((head[7]! << 24) >>> 0) + 8 === size;
+    }
+    case 'avif': { // the top-level boxes cover the file exactly
+      let offset = 0;
+      for (let boxes = 0; offset < size && boxes < 1000; boxes++) {
+        const header = at(offset, 16);
+        if (header.length < 8) return false;
+        let boxSize = u32be(header, 0);
+        if (boxSize === 1 && header.length === 16) boxSize = u32be(header, 8) * 2 ** 32 + u32be(header, 12);
+        else if (boxSize === 0) boxSize = size - offset;
+        if (boxSize < 8) return false;
+        offset += boxSize;
+      }
+      return offset === size;
+    }
+  }
+}
+
+/**
+ * Why an image file of `size` bytes (read through `at`) cannot be published, with a hint: its
+ * bytes are not the type its name says, it is cut short, or it is larger than MAX_IMAGE_SIDE.
+ */
+export function imageProblem(file: string, size: number, at: ReadAt): { message: string; hint: string } | undefined {
+  const head = at(0, Math.min(size, HEAD_BYTES));
+  const bad = imageSignatureProblem(file, head.subarray(0, SIGNATURE_BYTES));
+  if (bad) return bad;
+  const kind = imageKindOf(head)!;
+  if (!endsWhole(kind, size, at)) {
+    return {
+      message: `is not a whole ${NAME[kind]} image: the file ends before its last part (a cut-short upload or copy)`,
+      hint: `export or copy the image again; a whole ${NAME[kind]} file ends with its format's end marker`,
+    };
+  }
+  const dims = imageDimensions(kind, head);
+  if (!dims) {
+    return {
+      message: `is a ${NAME[kind]} image whose size in pixels could not be read from its first ${HEAD_BYTES / 1024} KB`,
+      hint: 'save it again with an image editor, without large embedded metadata',
+    };
+  }
+  if (dims.width < 1 || dims.height < 1 || dims.width > MAX_IMAGE_SIDE || dims.height > MAX_IMAGE_SIDE) {
+    return {
+      message: `is ${dims.width}×${dims.height} px: an image may be at most ${MAX_IMAGE_SIDE} px a side`,
+      hint: 'scale it down: it is shown at most a few hundred pixels wide (512 px is plenty)',
+    };
+  }
+  return undefined;
+}

@@ -35,17 +35,36 @@ const PROFILE = 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\n';
 
 // The first bytes of an image of each type, which is all the check reads (SIGNATURE_BYTES).
 const PNG = fs.readFileSync(path.join(FIXTURE, 'avatars', 'alice.png'));
+/** PNG's last 12 bytes: the IEND chunk. */
+const IEND = PNG.subarray(PNG.length - 12);
+/** A PNG of `bytes` in all: alice.png's signature and IHDR, a private chunk of padding, IEND. */
+function pngOf(bytes: number): Buffer {
+  const head = PNG.subarray(0, 33);
+  const pad = bytes - head.length - 12 - IEND.length;
+  const chunk = Buffer.alloc(12 + pad);
+  chunk.writeUInt32BE(pad, 0);
+  chunk.write('prVt', 4, 'latin1');
+  return Buffer.concat([head, chunk, IEND]);
+}
+/** A PNG header declaring `width`×`height`, whole (IEND at its end). */
+function pngDeclaring(width: number, height: number): Buffer {
+  const png = Buffer.from(PNG);
+  png.writeUInt32BE(width, 16);
+  png.writeUInt32BE(height, 20);
+  return png;
+}
 const IMAGES: Record<string, Buffer> = {
   'p.png': PNG,
-  // JFIF APP0 segment after the SOI marker.
-  'j.jpg': Buffer.from('ffd8ffe000104a46494600010100000100010000ffd9', 'hex'),
-  'j2.jpeg': Buffer.from('ffd8ffdb0043000101010101', 'hex'),
+  // A JFIF APP0 segment, a 1x1 frame header (SOF0) and the EOI marker; and the same without APP0.
+  'j.jpg': Buffer.from('ffd8ffe000104a46494600010100000100010000ffc0000b080001000101011100ffd9', 'hex'),
+  'j2.jpeg': Buffer.from('ffd8ffc0000b080001000101011100ffd9', 'hex'),
   // A whole 1x1 GIF and a whole 1x1 lossless WebP.
   'g.gif': Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'),
   'w.webp': Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64'),
   // An ISO BMFF `ftyp` box: major brand `avif`; and as some encoders write it, `mif1` with `avif` compatible.
-  'a.avif': Buffer.concat([Buffer.from('0000001c667479706176696600000000', 'hex'), Buffer.from('avifmif1miaf')]),
-  'a2.avif': Buffer.concat([Buffer.from('000000206674797000000000', 'hex').fill(0, 8), Buffer.from('mif1'), Buffer.alloc(4), Buffer.from('mif1miafavif')]).fill('mif1', 8, 12),
+  // Each with a 1x1 image spatial extent (`ispe`) box after it.
+  'a.avif': Buffer.concat([Buffer.from('0000001c667479706176696600000000', 'hex'), Buffer.from('avifmif1miaf'), Buffer.from('00000014697370650000000000000001 00000001'.replace(' ', ''), 'hex')]),
+  'a2.avif': Buffer.concat([Buffer.from('000000206674797000000000', 'hex').fill(0, 8), Buffer.from('mif1'), Buffer.alloc(4), Buffer.from('mif1miafavif'), Buffer.from('0000001469737065000000000000000100000001', 'hex')]).fill('mif1', 8, 12),
 };
 
 describe('links are never followed', () => {
@@ -154,6 +173,36 @@ describe('images are checked by their bytes', () => {
     expect(Object.values(IMAGES).map((b) => imageKindOf(b))).toEqual(['png', 'jpeg', 'jpeg', 'gif', 'webp', 'avif', 'avif']);
   });
 
+  test('a cut-short image, or one over 4096 px a side, is refused with a hint (a 40,000 px PNG in a few KB was published)', () => {
+    const { dir } = fixtureCopy();
+    fs.writeFileSync(path.join(dir, 'avatars', 'bomb.png'), pngDeclaring(40_000, 40_000));
+    fs.writeFileSync(path.join(dir, 'avatars', 'cut.png'), PNG.subarray(0, 18));
+    fs.writeFileSync(path.join(dir, 'avatars', 'cut.jpg'), IMAGES['j.jpg']!.subarray(0, 30));
+    fs.writeFileSync(path.join(dir, 'avatars', 'cut.gif'), IMAGES['g.gif']!.subarray(0, 20));
+    fs.writeFileSync(path.join(dir, 'avatars', 'cut.webp'), IMAGES['w.webp']!.subarray(0, 24));
+    fs.writeFileSync(path.join(dir, 'avatars', 'cut.avif'), IMAGES['a.avif']!.subarray(0, 40));
+    fs.writeFileSync(path.join(dir, 'avatars', 'wide.gif'), Buffer.concat([IMAGES['g.gif']!.subarray(0, 6), Buffer.from([0x01, 0x10, 0x01, 0x00]), IMAGES['g.gif']!.subarray(10)]));
+    fs.writeFileSync(path.join(dir, 'avatars', 'edge.png'), pngDeclaring(4096, 4096));
+    expect(report(dir)).toMatchInlineSnapshot(`
+      [
+        "avatars/bomb.png: is 40000×40000 px: an image may be at most 4096 px a side
+          hint: scale it down: it is shown at most a few hundred pixels wide (512 px is plenty)",
+        "avatars/cut.avif: is not a whole AVIF image: the file ends before its last part (a cut-short upload or copy)
+          hint: export or copy the image again; a whole AVIF file ends with its format's end marker",
+        "avatars/cut.gif: is not a whole GIF image: the file ends before its last part (a cut-short upload or copy)
+          hint: export or copy the image again; a whole GIF file ends with its format's end marker",
+        "avatars/cut.jpg: is not a whole JPEG image: the file ends before its last part (a cut-short upload or copy)
+          hint: export or copy the image again; a whole JPEG file ends with its format's end marker",
+        "avatars/cut.png: is not a whole PNG image: the file ends before its last part (a cut-short upload or copy)
+          hint: export or copy the image again; a whole PNG file ends with its format's end marker",
+        "avatars/cut.webp: is not a whole WebP image: the file ends before its last part (a cut-short upload or copy)
+          hint: export or copy the image again; a whole WebP file ends with its format's end marker",
+        "avatars/wide.gif: is 4097×1 px: an image may be at most 4096 px a side
+          hint: scale it down: it is shown at most a few hundred pixels wide (512 px is plenty)",
+      ]
+    `);
+  });
+
   test('SVG or HTML saved as .png, and bytes of another type, are refused with a hint', () => {
     const { dir } = fixtureCopy();
     fs.writeFileSync(path.join(dir, 'avatars', 'svg.png'), '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
@@ -192,8 +241,8 @@ describe('size limits', () => {
 
   test('an image over the limit is refused; one at the limit passes', () => {
     const { dir } = fixtureCopy();
-    fs.writeFileSync(path.join(dir, 'avatars', 'big.png'), Buffer.concat([PNG, Buffer.alloc(MAX_IMAGE_BYTES + 1 - PNG.length)]));
-    fs.writeFileSync(path.join(dir, 'avatars', 'max.png'), Buffer.concat([PNG, Buffer.alloc(MAX_IMAGE_BYTES - PNG.length)]));
+    fs.writeFileSync(path.join(dir, 'avatars', 'big.png'), pngOf(MAX_IMAGE_BYTES + 1));
+    fs.writeFileSync(path.join(dir, 'avatars', 'max.png'), pngOf(MAX_IMAGE_BYTES));
     expect(report(dir)).toMatchInlineSnapshot(`
       [
         "avatars/big.png: is 1.0 MiB, over the limit of 1 MiB for an image
@@ -221,8 +270,9 @@ describe('size limits', () => {
     const count = Math.floor(MAX_CONTENT_BYTES / MAX_IMAGE_BYTES) + 1;
     for (let i = 0; i < count; i++) {
       const file = path.join(dir, 'avatars', `a${i}.png`);
-      fs.writeFileSync(file, PNG.subarray(0, 8));
-      fs.truncateSync(file, MAX_IMAGE_BYTES);
+      fs.writeFileSync(file, PNG.subarray(0, 33));
+      fs.truncateSync(file, MAX_IMAGE_BYTES - IEND.length);
+      fs.appendFileSync(file, IEND);
     }
     const r = loadContent(dir);
     expect(r.problems.map((p) => `${path.relative(path.dirname(dir), p.file)}: ${p.message}\n    ${p.hint}`)).toMatchInlineSnapshot(`
