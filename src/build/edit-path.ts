@@ -21,7 +21,7 @@ import { exampleUser, showsEveryPart } from '../api/openapi.ts';
 import { previewFileOf } from '../ui/og-image.ts';
 import { walkContent } from '../content/content-tree.ts';
 import { RACY_MS, stampFiles, stampList } from '../content/file-stamps.ts';
-import { ContentReader, YAML_LIMIT } from '../content/read-file.ts';
+import { ContentReader, YAML_LIMIT, decodeText } from '../content/read-file.ts';
 import { StampedFileCache, parseProfileFile, type PublicProfile } from '../content/profile-files.ts';
 import type { Content } from '../content/load.ts';
 import { otherFiles, othersDigest, type KeptIndex } from './kept-index.ts';
@@ -192,7 +192,9 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     const file = profileFile(name);
     const read = reader.read(file, YAML_LIMIT);
     if (!read.ok) return { reason: `profiles/${name}.yaml has a problem` };
-    const parsed = parseProfileFile(name, file, read.bytes.toString('utf8'));
+    const text = decodeText(file, read.bytes);
+    if (!text.ok) return { reason: `profiles/${name}.yaml has a problem` };
+    const parsed = parseProfileFile(name, file, text.text);
     if (!parsed.ok) return { reason: `profiles/${name}.yaml has a problem` };
     const p = parsed.profile;
     if ((p.avatar ?? null) !== next.avatars[i] || (p.decoration ?? null) !== next.decorations[i] || (p.customDomain ?? null) !== next.domains[i]) {

@@ -8,7 +8,7 @@ import {
 } from '../schemas/index.ts';
 import { walkContent } from './content-tree.ts';
 import { closest, type ContentProblem } from './problems.ts';
-import { ContentReader, VIEWS_LIMIT, YAML_LIMIT } from './read-file.ts';
+import { ContentReader, VIEWS_LIMIT, YAML_LIMIT, decodeText } from './read-file.ts';
 import { StampedFileCache, parseProfileFile, parseProfiles, type ParseOptions, type ParseStats, type ParsedProfile, type ProfileFile, type PublicProfile } from './profile-files.ts';
 import { parseYamlFile } from './yaml-file.ts';
 
@@ -43,7 +43,9 @@ export function loadContent(dir: string, site: SiteOptions = {}): LoadResult {
   const scan = scanContent(dir);
   const parsed = scan.profileFiles.map(({ username, file }): ParsedProfile => {
     const read = scan.reader.read(file, YAML_LIMIT);
-    return read.ok ? parseProfileFile(username, file, read.bytes.toString('utf8')) : { ok: false, username, problems: read.problems };
+    if (!read.ok) return { ok: false, username, problems: read.problems };
+    const text = decodeText(file, read.bytes);
+    return text.ok ? parseProfileFile(username, file, text.text) : { ok: false, username, problems: text.problems };
   });
   return assemble(scan, parsed, site);
 }
@@ -143,7 +145,9 @@ function scanContent(dir: string): Scan {
   for (const { id, file } of yamlFiles('decorations', DECORATION_ID_PATTERN, '1 to 64 characters of a-z, 0-9, `_` and `-`')) {
     const read = reader.read(file, YAML_LIMIT);
     if (!read.ok) { problems.push(...read.problems); continue; }
-    const r = parseYamlFile(file, read.bytes.toString('utf8'), DecorationSchema);
+    const text = decodeText(file, read.bytes);
+    if (!text.ok) { problems.push(...text.problems); continue; }
+    const r = parseYamlFile(file, text.text, DecorationSchema);
     if (!r.ok) { problems.push(...r.problems); continue; }
     if (!decorationImages.has(r.value.file)) {
       problems.push({ file, ...r.locate(['file']), keyPath: 'file', message: `the image \`${r.value.file}\` is not in \`decorations/\``, hint: 'put the image beside this file, or fix the name (it is case-sensitive)' });
@@ -209,7 +213,9 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, c
     if (!creator) {
       const read = scan.reader.read(file, YAML_LIMIT);
       if (!read.ok) { problems.push(...read.problems); continue; }
-      const r = parseYamlFile(file, read.bytes.toString('utf8'), CreatorSchema);
+      const text = decodeText(file, read.bytes);
+      if (!text.ok) { problems.push(...text.problems); continue; }
+      const r = parseYamlFile(file, text.text, CreatorSchema);
       if (!r.ok) { problems.push(...r.problems); continue; }
       creator = r.value;
       caches.creators?.set(file, creator);
@@ -232,7 +238,9 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, c
   } else {
     const statsRead = scan.hasViews ? scan.reader.read(statsFile, VIEWS_LIMIT) : undefined;
     if (statsRead && !statsRead.ok) problems.push(...statsRead.problems);
-    const text = statsRead?.ok ? statsRead.bytes.toString('utf8') : undefined;
+    const decoded = statsRead?.ok ? decodeText(statsFile, statsRead.bytes) : undefined;
+    if (decoded && !decoded.ok) problems.push(...decoded.problems);
+    const text = decoded?.ok ? decoded.text : undefined;
     const odd = text === undefined ? 0 : flowCollectionLine(text);
     if (odd) {
       problems.push({

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ProfileSchema, type Profile } from '../schemas/index.ts';
 import type { ContentProblem } from './problems.ts';
-import type { ReadResult } from './read-file.ts';
+import { decodeText, type ReadResult } from './read-file.ts';
 import { parseYamlFile } from './yaml-file.ts';
 import { RACY_MS, stampAt, stampFiles, stampOf, type Stamp } from './file-stamps.ts';
 
@@ -145,6 +145,12 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
       continue;
     }
     const bytes = r.bytes;
+    // Before the cache: a file that is not UTF-8 is refused on every run, whatever an older cache says.
+    const decoded = decodeText(file, bytes);
+    if (!decoded.ok) {
+      parsed[i] = { ok: false, username, problems: decoded.problems };
+      continue;
+    }
     if (options.cacheFile) {
       const digest = hash('sha1', bytes, 'base64url');
       hashes[i] = digest;
@@ -154,7 +160,7 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
         continue;
       }
     }
-    todo.push({ i, username, file, source: bytes.toString('utf8') });
+    todo.push({ i, username, file, source: decoded.text });
   }
 
   // By default one worker per core, and none (this thread) for a few thousand files; `workers` forces a count.
@@ -227,14 +233,9 @@ function validatorFingerprint(): string {
 function computeValidatorFingerprint(): string {
   const hash = createHash('sha1').update(`v${CACHE_VERSION}\0${process.version}\0`);
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const sources = [
-    ...fs.readdirSync(path.join(here, '..', 'schemas')).sort().map((f) => path.join(here, '..', 'schemas', f)),
-    path.join(here, 'yaml-file.ts'),
-    path.join(here, 'profile-files.ts'),
-    path.join(here, 'file-stamps.ts'),
-    path.join(here, 'problems.ts'),
-    path.join(here, 'read-file.ts'),
-  ];
+  // Every file of the folders that read and validate content, not a hand-kept list: one left out
+  // (simple-yaml.ts, which reads every file first) kept stale verdicts after it changed.
+  const sources = [here, path.join(here, '..', 'schemas')].flatMap((dir) => fs.readdirSync(dir).sort().filter((f) => f.endsWith('.ts')).map((f) => path.join(dir, f)));
   for (const file of sources) hash.update(fs.readFileSync(file)).update('\0');
   // The exact versions of yaml and zod installed.
   try {

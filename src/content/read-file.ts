@@ -33,6 +33,53 @@ export const VIEWS_LIMIT: SizeLimit = {
   hint: 'keep one `username: count` line per profile and nothing else (`npm run views:import` writes it)',
 };
 
+/** Content files are UTF-8; `fatal` so a bad byte is an error with its line, never a silent U+FFFD. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The offset of the first byte of `bytes` that does not start (or continue) a valid UTF-8 sequence (RFC 3629 §4), or -1. */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i]!;
+    if (b < 0x80) { i++; continue; }
+    const n = b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
+    if (n < 0 || i + n >= bytes.length + (n ? 0 : 1)) return i;
+    // The second byte's range excludes overlong forms, surrogates (ED A0-BF) and code points past U+10FFFF.
+    const lo = b === 0xe0 ? 0xa0 : b === 0xf0 ? 0x90 : 0x80;
+    const hi = b === 0xed ? 0x9f : b === 0xf4 ? 0x8f : 0xbf;
+    if (bytes[i + 1]! < lo || bytes[i + 1]! > hi) return i;
+    for (let k = 2; k <= n; k++) if ((bytes[i + k]! & 0xc0) !== 0x80) return i;
+    i += n + 1;
+  }
+  return -1;
+}
+
+const lineAt = (bytes: Uint8Array, offset: number) => {
+  let line = 1;
+  for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) line++;
+  return line;
+};
+
+/**
+ * The text of a YAML file, which must be UTF-8 (a leading BOM is dropped) with no NUL: UTF-16, a
+ * stray Latin-1 byte or binary data is an error naming its line, not text quietly changed.
+ */
+export function decodeText(file: string, bytes: Uint8Array): { ok: true; text: string } | { ok: false; problems: ContentProblem[] } {
+  const fail = (line: number, message: string, hint: string) => ({ ok: false as const, problems: [{ file, line, column: 1, message, hint }] });
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    return fail(1, 'is UTF-16 text: content files are UTF-8', 'save it as UTF-8 (your editor\'s "Save with encoding" or `iconv -f UTF-16 -t UTF-8`)');
+  }
+  const nul = bytes.indexOf(0);
+  if (nul >= 0) return fail(lineAt(bytes, nul), 'holds a NUL byte: it is binary, or UTF-16 text without a byte order mark', 'save it as UTF-8 text');
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    const at = firstInvalidUtf8(bytes);
+    return fail(lineAt(bytes, Math.max(0, at)), 'is not valid UTF-8 on this line (a byte of another encoding, such as Latin-1 or Windows-1252)', 'save the file as UTF-8, or retype the character on this line');
+  }
+  return { ok: true, text };
+}
+
 export const IMAGE_LIMIT: SizeLimit = {
   bytes: MAX_IMAGE_BYTES,
   what: 'an image',

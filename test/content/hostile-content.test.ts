@@ -224,6 +224,38 @@ describe('images are checked by their bytes', () => {
   });
 });
 
+describe('text is UTF-8, or an error with its line', () => {
+  test('invalid UTF-8, UTF-16, and NUL bytes in any YAML file are refused, not turned into U+FFFD', () => {
+    const { dir } = fixtureCopy();
+    // A Latin-1 é on line 2.
+    fs.writeFileSync(path.join(dir, 'profiles', 'bob.yaml'), Buffer.concat([Buffer.from('createdAt: 2024-11-02T00:00:00Z\ndisplayName: "Ren'), Buffer.from([0xe9]), Buffer.from('e"\n')]));
+    fs.writeFileSync(path.join(dir, 'profiles', 'dave.yaml'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('displayName: Dave\ncreatedAt: 2024-01-01T00:00:00Z\n', 'utf16le')]));
+    fs.writeFileSync(path.join(dir, 'creators', 'alice.yaml'), 'category: art\nfeatured: true\x00\n');
+    // A surrogate encoded on its own (ED A0 80) in the decoration, on line 1.
+    fs.writeFileSync(path.join(dir, 'decorations', 'sakura.yaml'), Buffer.concat([Buffer.from('name: "Sakura '), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"\nfile: sakura.png\n')]));
+    expect(report(dir)).toMatchInlineSnapshot(`
+      [
+        "creators/alice.yaml:2:1: holds a NUL byte: it is binary, or UTF-16 text without a byte order mark
+          hint: save it as UTF-8 text",
+        "decorations/sakura.yaml:1:1: is not valid UTF-8 on this line (a byte of another encoding, such as Latin-1 or Windows-1252)
+          hint: save the file as UTF-8, or retype the character on this line",
+        "profiles/alice.yaml:8:13 \`decoration\`: no decoration \`sakura\` in \`decorations/\`
+          hint: add decorations/sakura.yaml or remove the key",
+        "profiles/bob.yaml:2:1: is not valid UTF-8 on this line (a byte of another encoding, such as Latin-1 or Windows-1252)
+          hint: save the file as UTF-8, or retype the character on this line",
+        "profiles/dave.yaml:1:1: is UTF-16 text: content files are UTF-8
+          hint: save it as UTF-8 (your editor's "Save with encoding" or \`iconv -f UTF-16 -t UTF-8\`)",
+      ]
+    `);
+  });
+
+  test('a UTF-8 byte order mark is fine', () => {
+    const { dir } = fixtureCopy();
+    fs.writeFileSync(path.join(dir, 'profiles', 'bob.yaml'), `\uFEFFdisplayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\n`);
+    expect(report(dir)).toEqual([]);
+  });
+});
+
 describe('size limits', () => {
   test('a YAML file over the limit is refused with its size, the limit and a fix', () => {
     const { dir } = fixtureCopy();

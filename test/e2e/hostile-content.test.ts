@@ -83,3 +83,21 @@ describe('a display name of one letter under 63 combining marks', () => {
     expect(fs.readdirSync(path.join(client, 'media', 'og')).every((f) => f.length < 64)).toBe(true);
   }, 120_000);
 });
+
+describe('a profile saved in Latin-1', () => {
+  test('npm run check and npm run build refuse it alike, with its line (it was published with U+FFFD)', () => {
+    const own = path.join(parent, 'latin1');
+    fs.cpSync(FIXTURE, own, { recursive: true });
+    fs.writeFileSync(path.join(own, 'profiles', 'bob.yaml'), Buffer.concat([Buffer.from('createdAt: 2024-11-02T00:00:00Z\ndisplayName: "Ren'), Buffer.from([0xe9]), Buffer.from('e"\n')]));
+    const line = `${path.join(own, 'profiles', 'bob.yaml')}:2:1: is not valid UTF-8 on this line`;
+    const check = run('scripts/check-content.ts', { CONTENT_DIR: own });
+    expect(check.status).toBe(1);
+    expect(check.stderr.replaceAll(path.relative(ROOT, own), own)).toContain(line);
+    const ownDist = path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `latin1-${process.pid}`, 'dist');
+    onTestFinished(() => fs.rmSync(path.dirname(ownDist), { recursive: true, force: true }));
+    const build = run('scripts/build-site.ts', { CONTENT_DIR: own, DIST_DIR: ownDist });
+    expect(build.status).toBe(1);
+    expect(build.stderr.replaceAll(path.relative(ROOT, own), own)).toContain(line);
+    expect(fs.existsSync(ownDist)).toBe(false);
+  }, 120_000);
+});
