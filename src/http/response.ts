@@ -107,6 +107,13 @@ export const methodNotAllowed = (req: ApiRequest) =>
 export const serverError = () => errorJson(500, 'INTERNAL_ERROR', 'The server failed to answer this request.', undefined, SERVER_ERROR_HEADERS);
 
 /**
+ * The release being served is gone from disk (its folder deleted): a fault of ours, not an absent
+ * file, so a 503 no cache keeps rather than a 404 an edge would hand out for 90 s.
+ */
+export const releaseMissing = () =>
+  errorJson(503, 'INTERNAL_ERROR', 'The site\'s files are missing on the server: try again shortly.', undefined, SERVER_ERROR_HEADERS);
+
+/**
  * An error about the request's own bytes or timing (400 unparseable, 408 headers too slow, 414,
  * 417 an expectation we cannot meet, 431): never stored by a cache, and the connection is closed.
  */

@@ -4,9 +4,10 @@
 // custom domains and the 404 page. Every answer gets the common headers, errors included.
 import http from 'node:http';
 import { answer } from '../api/handler.ts';
-import { connectRefused, requestError, serverError, type ApiResponse } from '../http/response.ts';
+import { connectRefused, releaseMissing, requestError, serverError, type ApiResponse } from '../http/response.ts';
 import { MAX_TARGET_BYTES, TargetRequest } from '../http/request.ts';
 import { loadRelease, releaseKey, watchRelease, type LoadedRelease } from './release.ts';
+import { ReleaseMissingError } from './disk-files.ts';
 import { applyConnectionLimits, boundPipelining, connectionLimits, serverOptions, type ConnectionLimits } from './lifecycle.ts';
 import type { AccessLog } from './access-log.ts';
 
@@ -108,8 +109,23 @@ export async function createSiteServer(distDir: string, options: SiteServerOptio
   };
 }
 
-/** A request the handler could not answer: a 500, or a cut connection when the answer had begun. */
+/** Release folders already reported gone, so a deleted release is one log line, not one per request. */
+const reportedMissing = new Set<string>();
+
+/**
+ * A request the handler could not answer: a 500, or a cut connection when the answer had begun;
+ * a 503 when the release's folder is gone from disk.
+ */
 function failed(req: http.IncomingMessage, res: http.ServerResponse, error: unknown): void {
+  if (error instanceof ReleaseMissingError) {
+    if (!reportedMissing.has(error.root)) {
+      reportedMissing.add(error.root);
+      console.error(error.message);
+    }
+    if (!res.headersSent) send(res, releaseMissing());
+    else res.destroy();
+    return;
+  }
   console.error(`error answering ${req.method} ${req.url}:`, error);
   if (!res.headersSent) send(res, serverError());
   else res.destroy();

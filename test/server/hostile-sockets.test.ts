@@ -237,3 +237,27 @@ describe('malformed requests get well-formed answers', () => {
     expect(JSON.parse(raw.slice(raw.lastIndexOf('\r\n\r\n') + 4)).data.username).toBe('alice');
   });
 });
+
+describe('a release deleted from disk', () => {
+  // On main at ffcfef8 these were 404s an edge keeps for 90 s (Cache-Control of CACHE_CONTROL).
+  test('is a no-store JSON 503, not a 404; a new release is served again', async () => {
+    const { server, dir } = await serveRelease();
+    // Nothing is read before: a file read once is kept in memory, and answered from there.
+    fs.rmSync(dir, { recursive: true, force: true });
+    for (const target of ['/p/alice', '/api/v1/users/alice', '/api/v1/users?username=alice', '/openapi.json', '/no-such-page']) {
+      const r = await fetch(`${server.base}${target}`);
+      expect(r.status, target).toBe(503);
+      expect(r.headers.get('cache-control'), target).toBe(NO_STORE);
+      expect(r.headers.get('content-type'), target).toBe('application/json; charset=utf-8');
+      const body = ErrorBodySchema.parse(await r.json());
+      expect(body.error.message).toMatch(/files are missing/);
+    }
+    expect(server.output()).toContain(`The release folder ${dir}/client is gone from disk`);
+    // One line for the whole outage, not one per request.
+    expect(server.output().split('is gone from disk').length - 1).toBe(1);
+    const back = server.nextOutput(/Now serving the build of/);
+    writeRelease(dir);
+    await back;
+    expect((await fetch(`${server.base}/p/alice`)).status).toBe(200);
+  });
+});
