@@ -42,16 +42,20 @@ function timedGet(base: string, target: string): Promise<number> {
   });
 }
 
-/** Asks every 100 ms until `stop` resolves; the latencies, failures as Infinity. */
-async function normalClient(base: string, stop: Promise<void>): Promise<number[]> {
+/** Asks every 100 ms until `stop` resolves; the latencies (failures as Infinity), and when the first answer came (ms from the start). */
+async function normalClient(base: string, stop: Promise<void>): Promise<{ times: number[]; firstAnswer: number }> {
+  const started = performance.now();
   const times: number[] = [];
+  let firstAnswer = Infinity;
   let done = false;
   void stop.then(() => { done = true; });
   while (!done) {
-    times.push(await timedGet(base, '/api/v1/users/alice'));
+    const t = await timedGet(base, '/api/v1/users/alice');
+    if (Number.isFinite(t) && !Number.isFinite(firstAnswer)) firstAnswer = performance.now() - started;
+    times.push(t);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return times;
+  return { times, firstAnswer };
 }
 
 const percentile = (xs: number[], p: number) => {
@@ -68,7 +72,8 @@ function connect(port: number): Promise<net.Socket> {
 }
 
 /** Runs `attack` for `seconds` while sampling the server's RSS and a normal client's latency. */
-async function measure(name: string, env: Record<string, string>, attack: (port: number) => Promise<() => void>) {
+/** `attack` starts the attack and returns its end, which says when the server cut each attacker (ms from the start), if it did. */
+async function measure(name: string, env: Record<string, string>, attack: (port: number) => Promise<() => number[]>) {
   const server = await serve({ env: { DIST_DIR: dist!, ...env } });
   const pid = server.child.pid!;
   const port = Number(new URL(server.base).port);
@@ -84,15 +89,16 @@ async function measure(name: string, env: Record<string, string>, attack: (port:
   const client = normalClient(server.base, stopped);
   await new Promise((r) => setTimeout(r, seconds * 1000));
   stop();
-  const times = await client;
-  end();
+  const { times, firstAnswer } = await client;
+  const cuts = end();
   await new Promise((r) => setTimeout(r, 2000));
   clearInterval(sampler);
   const after = rssMb(pid);
   await server.stop();
   const failed = times.filter((t) => !Number.isFinite(t)).length;
   console.log(`${name}: RSS ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at peak (+${(peak - before).toFixed(0)} MB), ${after.toFixed(0)} MB after; `
-    + `normal client: ${times.length} requests, median ${ms(percentile(times, 0.5))}, p99 ${ms(percentile(times, 0.99))}, max ${ms(Math.max(...times))}, ${failed} failed`);
+    + `normal client: ${times.length} requests, median ${ms(percentile(times, 0.5))}, p99 ${ms(percentile(times, 0.99))}, max ${ms(Math.max(...times))}, ${failed} failed, first answered after ${ms(firstAnswer)}`
+    + (cuts.length ? `; attackers cut by the server: ${cuts.length}, after ${ms(Math.min(...cuts))} to ${ms(Math.max(...cuts))}` : ''));
 }
 
 for (const attack of attacks) {
@@ -106,20 +112,27 @@ for (const attack of attacks) {
         s.pause();
         s.write(flood);
       }
-      return () => { for (const s of sockets) s.destroy(); };
+      return () => { for (const s of sockets) s.destroy(); return []; };
     });
   } else {
     const connections = option('--connections', 100);
     // The attackers take every slot: MAX_CONNECTIONS is their number.
     await measure(`slow headers ${connections} sockets at 1 byte/s, MAX_CONNECTIONS=${connections}`, { MAX_CONNECTIONS: String(connections) }, async (port) => {
       const head = 'GET /api/v1/users/alice HTTP/1.1\r\nHost: x\r\nX-Slow: ' + 'a'.repeat(200);
+      const started = performance.now();
       const sockets = await Promise.all(Array.from({ length: connections }, () => connect(port)));
+      const cuts: number[] = [];
+      for (const s of sockets) {
+        s.resume();
+        s.once('close', () => { if (!stopping) cuts.push(performance.now() - started); });
+      }
       let at = 0;
+      let stopping = false;
       const timer = setInterval(() => {
-        for (const s of sockets) if (!s.destroyed) s.write(head[at % head.length]!);
+        for (const s of sockets) if (s.writable) s.write(head[at % head.length]!);
         at++;
       }, 1000);
-      return () => { clearInterval(timer); for (const s of sockets) s.destroy(); };
+      return () => { stopping = true; clearInterval(timer); for (const s of sockets) s.destroy(); return cuts; };
     });
   }
 }
