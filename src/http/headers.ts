@@ -73,6 +73,12 @@ export const REQUEST_ERROR_HEADERS: Headers = Object.freeze({ ...JSON_HEADERS, '
 /** A 405: the methods we answer. */
 export const METHOD_NOT_ALLOWED_HEADERS: Headers = Object.freeze({ ...JSON_HEADERS, allow: ALLOWED_METHODS });
 
+/**
+ * A 405 to `CONNECT`: the client asked for a tunnel, so the connection cannot carry another
+ * request and is closed; never stored, since a cache keys on the URL, not the method's form.
+ */
+export const CONNECT_REFUSED_HEADERS: Headers = Object.freeze({ ...METHOD_NOT_ALLOWED_HEADERS, 'cache-control': NO_STORE, connection: 'close' });
+
 /** The neighbouring pages of a paginated answer: full addresses, or null at the ends. */
 export interface PageLinks {
   next: string | null;

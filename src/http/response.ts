@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { API_VERSION, type ErrorCode } from '../schemas/api.ts';
 import type { ApiRequest } from './request.ts';
 import {
-  ALLOWED_METHODS, HTML_HEADERS, JSON_HEADERS, METHOD_NOT_ALLOWED_HEADERS, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS,
+  ALLOWED_METHODS, CONNECT_REFUSED_HEADERS, HTML_HEADERS, JSON_HEADERS, METHOD_NOT_ALLOWED_HEADERS, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS,
   SERVER_ERROR_HEADERS, SVG_HEADERS, COMMON_HEADERS, VARY_ACCEPT_ENCODING, acceptedEncodings, encodedEtag, isCompressibleType, pageLinkHeaders,
   redirectHeaders, type PageLinks,
 } from './headers.ts';
@@ -106,9 +106,23 @@ export const methodNotAllowed = (req: ApiRequest) =>
 /** A failure of ours (a bug, a disk error): never stored by a cache. */
 export const serverError = () => errorJson(500, 'INTERNAL_ERROR', 'The server failed to answer this request.', undefined, SERVER_ERROR_HEADERS);
 
-/** An error about the request's own bytes (400, 414, 431): never stored by a cache, and the connection is closed. */
-export const requestError = (status: 400 | 414 | 431, message: string, req?: ApiRequest) =>
+/**
+ * The release being served is gone from disk (its folder deleted): a fault of ours, not an absent
+ * file, so a 503 no cache keeps rather than a 404 an edge would hand out for 90 s.
+ */
+export const releaseMissing = () =>
+  errorJson(503, 'INTERNAL_ERROR', 'The site\'s files are missing on the server: try again shortly.', undefined, SERVER_ERROR_HEADERS);
+
+/**
+ * An error about the request's own bytes or timing (400 unparseable, 408 headers too slow, 414,
+ * 417 an expectation we cannot meet, 431): never stored by a cache, and the connection is closed.
+ */
+export const requestError = (status: 400 | 408 | 414 | 417 | 431, message: string, req?: ApiRequest) =>
   errorJson(status, 'BAD_REQUEST', message, req, REQUEST_ERROR_HEADERS);
+
+/** `CONNECT host:port`: we are no proxy; a JSON 405 naming the methods we answer, and the connection closed. */
+export const connectRefused = () =>
+  errorJson(405, 'METHOD_NOT_ALLOWED', `CONNECT is not allowed: this server is no proxy, and its API is read-only (${ALLOWED_METHODS}).`, undefined, CONNECT_REFUSED_HEADERS);
 
 export const preflight = (): ApiResponse => ({ status: 204, headers: PREFLIGHT_HEADERS, body: null });
 

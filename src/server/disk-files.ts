@@ -43,6 +43,21 @@ interface Cached {
   used: boolean;
 }
 
+/** How long a check that a release's folder exists holds: misses in a burst pay for one stat, not one each (3.8 µs on a 9 µs 404). */
+export const ROOT_CHECK_MS = 100;
+
+/**
+ * A file was not found because the release's folder itself is gone (deleted from disk while
+ * served): the server answers a 503 no cache keeps, never a 404 as if the data were gone.
+ */
+export class ReleaseMissingError extends Error {
+  readonly root: string;
+  constructor(root: string) {
+    super(`The release folder ${root} is gone from disk: answering 503 until a release is back.`);
+    this.root = root;
+  }
+}
+
 export class DiskFiles implements ReleaseFiles {
   readonly root: string;
   readonly #cache = new Map<string, Cached>();
@@ -52,6 +67,8 @@ export class DiskFiles implements ReleaseFiles {
   readonly #slabBytes: number;
   readonly #locate: ((file: string) => string | null) | undefined;
   #cachedBytes = 0;
+  /** Folders found present (or absent) lately, and when: see `#miss`. */
+  readonly #rootChecks = new Map<string, { at: number; present: boolean }>();
 
   /**
    * @param root the release's `client` folder, by its real path (a request pinned to a release never reads through the `dist` link)
@@ -86,7 +103,7 @@ export class DiskFiles implements ReleaseFiles {
     // trip through libuv's thread pool. A miss (an unknown name) costs one lstat, which reports an
     // absent file without the exception a failed open makes: an unknown name's answer went from 23.4 to 9.3 µs in-process.
     const root = this.#locate ? this.#locate(file) : this.root;
-    if (root === null) return undefined;
+    if (root === null) return this.#miss(this.root);
     // Joined, not `path.join`: the handler's paths are relative and made by its own rules (no `.`
     // segments to resolve), and a 404 of an unknown name spent a tenth of its in-process time there.
     const where = `${root}/${file}`;
@@ -94,12 +111,12 @@ export class DiskFiles implements ReleaseFiles {
     try {
       const st = fs.lstatSync(where, NO_THROW);
       // Only regular files: the build writes nothing else, a link is refused, and a FIFO must never hang a request.
-      if (!st?.isFile()) return undefined;
+      if (!st?.isFile()) return this.#miss(root);
       fd = fs.openSync(where, fs.constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     } catch (e) {
       // No such file (or a link, refused by O_NOFOLLOW). Anything else (out of descriptors, a disk
       // error) is a failure of ours, answered as a 500 no cache keeps, never as a 404 it would.
-      if (ABSENT.has((e as NodeJS.ErrnoException).code!)) return undefined;
+      if (ABSENT.has((e as NodeJS.ErrnoException).code!)) return this.#miss(root);
       return Promise.reject(e as Error);
     }
     try {
@@ -116,6 +133,20 @@ export class DiskFiles implements ReleaseFiles {
       try { fs.closeSync(fd); } catch { /* closed already */ }
       return Promise.reject(e as Error);
     }
+  }
+
+  /**
+   * A file that is not there: absent (undefined) while the folder it was looked for in exists, a
+   * ReleaseMissingError once that folder is gone. Only misses pay for the check, memoised for ROOT_CHECK_MS.
+   */
+  #miss(root: string): undefined | Promise<never> {
+    const now = performance.now();
+    let check = this.#rootChecks.get(root);
+    if (check === undefined || now - check.at > ROOT_CHECK_MS) {
+      check = { at: now, present: fs.statSync(root, NO_THROW)?.isDirectory() === true };
+      this.#rootChecks.set(root, check);
+    }
+    return check.present ? undefined : Promise.reject(new ReleaseMissingError(root));
   }
 
   async #readLarge(fd: number, size: number): Promise<Uint8Array> {

@@ -9,10 +9,15 @@ import { DRAINING_HEADER } from '../http/headers.ts';
 export interface ConnectionLimits {
   /** Connections beyond this are closed as soon as they are accepted: descriptors stay for the files and the rest. */
   maxConnections: number;
-  /** A request's headers must arrive within this (slowloris). */
+  /** A request's headers must arrive within this (slowloris): a 408, and the connection closed. */
   headersTimeout: number;
   /** A whole request must arrive within this. */
   requestTimeout: number;
+  /**
+   * How often Node looks for connections past those two: a timeout is enforced up to this late
+   * (Node's default is 30 s, which let 10 s headers run to 36 s).
+   */
+  checkingInterval: number;
   /** A kept-alive connection with no request is closed after this. */
   keepAliveTimeout: number;
   /** A socket with no traffic either way is closed after this: a client that connects and says nothing, or stops reading. */
@@ -23,7 +28,7 @@ export interface ConnectionLimits {
 
 /**
  * The limits, from the environment where set (`MAX_CONNECTIONS`, `SOCKET_IDLE_MS`,
- * `SHUTDOWN_TIMEOUT_MS`). By default at most 8,192 connections, and fewer when the process may
+ * `SHUTDOWN_TIMEOUT_MS`, `HEADERS_TIMEOUT_MS`, `REQUEST_TIMEOUT_MS`). By default at most 8,192 connections, and fewer when the process may
  * open fewer files (the soft limit, less 256 for files and the rest): without a limit, ~20,000 idle
  * sockets took every descriptor of a 20,000 limit and locked everyone else out (issue 12).
  */
@@ -33,15 +38,25 @@ export function connectionLimits(env: NodeJS.ProcessEnv = process.env): Connecti
     return Number.isInteger(v) && v > 0 ? v : fallback;
   };
   const descriptors = openFileLimit();
+  const requestTimeout = num('REQUEST_TIMEOUT_MS', 30_000);
+  const headersTimeout = Math.min(num('HEADERS_TIMEOUT_MS', 10_000), requestTimeout);
   return {
     maxConnections: num('MAX_CONNECTIONS', Math.max(64, Math.min(8192, descriptors ? descriptors - 256 : 8192))),
-    headersTimeout: 10_000,
-    requestTimeout: 30_000,
+    headersTimeout,
+    requestTimeout,
+    // A tenth of the headers' limit, at most 1 s: slow headers are cut between 10 and 11 s.
+    checkingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 10))),
     keepAliveTimeout: 5_000,
     idleTimeout: num('SOCKET_IDLE_MS', 15_000),
     drainTimeout: num('SHUTDOWN_TIMEOUT_MS', 10_000),
   };
 }
+
+/**
+ * The options `http.createServer` needs for the limits (the checking interval can be set nowhere
+ * else), then `applyConnectionLimits` for the rest.
+ */
+export const serverOptions = (limits: ConnectionLimits): http.ServerOptions => ({ connectionsCheckingInterval: limits.checkingInterval });
 
 export function applyConnectionLimits(server: http.Server, limits: ConnectionLimits): void {
   server.maxConnections = limits.maxConnections;
@@ -50,6 +65,76 @@ export function applyConnectionLimits(server: http.Server, limits: ConnectionLim
   server.keepAliveTimeout = limits.keepAliveTimeout;
   // Without a 'timeout' listener Node destroys the socket when it fires.
   server.timeout = limits.idleTimeout;
+}
+
+/**
+ * Pipelined requests a connection may have waiting for their answers before the server stops
+ * reading it (resumed when they are down to half): an answer waits while the client does not read.
+ */
+export const PIPELINE_PAUSE = 16;
+/**
+ * Beyond this many waiting, the connection is closed, and the rest of what it sent is not parsed.
+ * Node parses every request of a chunk it has read (64 KiB: 1,600 short requests) before a pause
+ * can act, each waiting request holding about 6 KB: 48 connections pipelining 5,000 requests each
+ * and reading nothing grew the server by 582 MB (issue 29).
+ */
+export const MAX_PIPELINED = 128;
+
+/** Per connection: requests answered or being answered, not yet handed to the kernel whole. */
+const waiting = Symbol('waiting');
+/** Set when `boundPipelining` paused the connection. */
+const pausedByUs = Symbol('pausedByUs');
+type Counted = net.Socket & { [waiting]?: number; [pausedByUs]?: boolean };
+
+/** The part of Node's per-connection HTTP parser (`socket.parser`, internal to node:http) used here. */
+interface NodeParser {
+  onIncoming?: (req: http.IncomingMessage & { upgrade: boolean }, keepAlive: boolean) => number;
+}
+
+/**
+ * Backpressure on pipelined requests: counts each connection's requests whose answers are not
+ * written yet; past PIPELINE_PAUSE it stops reading the connection, at MAX_PIPELINED it closes it.
+ */
+export function boundPipelining(server: http.Server): void {
+  server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const socket = req.socket as Counted;
+    const n = (socket[waiting] ?? 0) + 1;
+    socket[waiting] = n;
+    // A shared function, no closure per answer: it reads the connection from the request.
+    res.on('finish', answered);
+    if (n > MAX_PIPELINED) socket.destroy();
+    else if (n > PIPELINE_PAUSE && !socket[pausedByUs]) {
+      socket[pausedByUs] = true;
+      socket.pause();
+    }
+  });
+  // After Node's own 'connection' listener, which gives the socket its parser. A pause acts only
+  // once the parser is done with the chunk it was given, so the request over the bound is made to
+  // stop the parser where it stands: Node's parser stops on a request it takes for an upgrade, and
+  // with no 'upgrade' listener Node closes the connection (src/server/server.ts adds none). No
+  // request object is made for the rest of the chunk. Node is pinned (package.json): the test of
+  // this bound (test/server/hostile-sockets.test.ts) fails if Node's internals move.
+  server.on('connection', (socket: Counted) => {
+    const parser = (socket as { parser?: NodeParser }).parser;
+    const onIncoming = parser?.onIncoming;
+    if (parser === undefined || typeof onIncoming !== 'function') return;
+    parser.onIncoming = (req, keepAlive) => {
+      if ((socket[waiting] ?? 0) < MAX_PIPELINED) return onIncoming(req, keepAlive);
+      req.upgrade = true;
+      socket.destroy();
+      return 2; // llhttp: an upgrade, stop parsing
+    };
+  });
+}
+
+function answered(this: http.ServerResponse): void {
+  const socket = this.req.socket as Counted;
+  const n = (socket[waiting] ?? 1) - 1;
+  socket[waiting] = n;
+  if (socket[pausedByUs] && n <= PIPELINE_PAUSE / 2) {
+    socket[pausedByUs] = false;
+    socket.resume();
+  }
 }
 
 /** Every open connection, with its last response (under way unless `writableFinished`). */

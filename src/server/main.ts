@@ -4,7 +4,7 @@
 // (at most SHUTDOWN_TIMEOUT_MS, default 10 s), then exits 0 (src/server/lifecycle.ts).
 import { accessLogFromEnv, distDirFromEnv, fileCacheBytesFromEnv } from '../config.ts';
 import { openAccessLog, type AccessLog } from './access-log.ts';
-import { applyConnectionLimits, connectionLimits, drain, trackConnections } from './lifecycle.ts';
+import { connectionLimits, drain, trackConnections } from './lifecycle.ts';
 import { createSiteServer } from './server.ts';
 import { parseCli } from '../cli.ts';
 
@@ -17,6 +17,11 @@ parseCli({
     DIST_DIR: 'the build to serve (default ./dist); a new build swapped in there is served at once',
     FILE_CACHE_MB: 'megabytes of file bodies kept in memory (default 128; 0 reads every answer from disk)',
     ACCESS_LOG: 'a file to append an access log to, in the combined format (`-`: stdout); SIGHUP reopens it (default: no log)',
+    MAX_CONNECTIONS: 'connections open at once; more are closed on accept (default 8192, or the open-file limit less 256)',
+    SOCKET_IDLE_MS: 'a socket silent either way this long is closed (default 15000)',
+    HEADERS_TIMEOUT_MS: 'a request\'s headers must arrive within this, else a 408 and the connection closed (default 10000)',
+    REQUEST_TIMEOUT_MS: 'a whole request must arrive within this (default 30000)',
+    SHUTDOWN_TIMEOUT_MS: 'on SIGTERM, how long requests under way may take before they are cut (default 10000)',
   },
 });
 
@@ -47,16 +52,15 @@ if (accessLogTarget) {
   }
 }
 
+const limits = connectionLimits();
 let app;
 try {
-  app = await createSiteServer(distDirFromEnv(), { fileCacheBytes, accessLog });
+  app = await createSiteServer(distDirFromEnv(), { fileCacheBytes, accessLog, limits });
 } catch (e) {
   console.error(`serve: ${(e as Error).message}`);
   process.exit(1);
 }
 const { server } = app;
-const limits = connectionLimits();
-applyConnectionLimits(server, limits);
 const connections = trackConnections(server);
 // A port in use or a host that is not this machine's: one clear line, not an unhandled 'error' event.
 server.once('error', (e: NodeJS.ErrnoException) => {

@@ -4,9 +4,11 @@
 // custom domains and the 404 page. Every answer gets the common headers, errors included.
 import http from 'node:http';
 import { answer } from '../api/handler.ts';
-import { requestError, serverError, type ApiResponse } from '../http/response.ts';
+import { connectRefused, releaseMissing, requestError, serverError, type ApiResponse } from '../http/response.ts';
 import { MAX_TARGET_BYTES, TargetRequest } from '../http/request.ts';
 import { loadRelease, releaseKey, watchRelease, type LoadedRelease } from './release.ts';
+import { ReleaseMissingError } from './disk-files.ts';
+import { applyConnectionLimits, boundPipelining, connectionLimits, serverOptions, type ConnectionLimits } from './lifecycle.ts';
 import type { AccessLog } from './access-log.ts';
 
 export interface SiteServer {
@@ -22,6 +24,8 @@ export interface SiteServerOptions {
   fileCacheBytes?: number;
   /** Where to log each answer in the combined format (src/server/access-log.ts); none by default. */
   accessLog?: AccessLog;
+  /** Connection limits and timeouts (src/server/lifecycle.ts); from the environment by default. */
+  limits?: ConnectionLimits;
 }
 
 export async function createSiteServer(distDir: string, options: SiteServerOptions = {}): Promise<SiteServer> {
@@ -57,25 +61,44 @@ export async function createSiteServer(distDir: string, options: SiteServerOptio
     if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
       return send(res, requestError(400, 'An HTTP/1.1 request must have a Host header (RFC 9112 §3.2).'));
     }
+    // Node keeps the first of two Host headers; RFC 9112 §3.2 asks for a 400 (the two may name different sites).
+    if (hostHeaders(req.rawHeaders) > 1) return send(res, requestError(400, 'A request must have one Host header, not several (RFC 9112 §3.2).'));
     // Pinned: the whole request is answered from this release, even if another is switched in meanwhile.
     const answered = answer(new NodeRequest(req, target), current.files);
     if (answered instanceof Promise) return answered.then((r) => send(res, r)).catch((error: unknown) => failed(req, res, error));
     send(res, answered);
   }
 
+  const limits = options.limits ?? connectionLimits();
   // A missing Host is answered by us (a JSON 400 with our headers), not by Node's bare 400.
-  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
+  const server = http.createServer({ requireHostHeader: false, ...serverOptions(limits) }, (req, res) => {
+    // Closed by `boundPipelining` (too many answers waiting): nothing more is made for it.
+    if (req.socket.destroyed) return;
     try {
       handle(req, res);
     } catch (error) {
       failed(req, res, error);
     }
   });
+  applyConnectionLimits(server, limits);
+  boundPipelining(server);
   accessLog?.watch(server);
   // A request Node cannot even parse still gets a JSON answer with the common headers (and a log line).
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();
     const answer = parseFailure(err);
+    socket.end(rawAnswer(answer));
+    accessLog?.rawAnswer(socket, answer);
+    // Headers too slow: the connection goes once the 408 is out, so its MAX_CONNECTIONS slot is free at once.
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') (socket as import('node:net').Socket).destroySoon();
+  });
+  // `Expect` other than 100-continue (which Node answers itself, then the request is ours as usual).
+  server.on('checkExpectation', (_req: http.IncomingMessage, res: http.ServerResponse) =>
+    send(res, requestError(417, 'Expect: only 100-continue is understood.')));
+  // CONNECT asks for a tunnel; without this listener Node drops the connection without a word.
+  server.on('connect', (_req: http.IncomingMessage, socket: import('node:stream').Duplex) => {
+    if (socket.destroyed) return; // closed by `boundPipelining`
+    const answer = connectRefused();
     socket.end(rawAnswer(answer));
     accessLog?.rawAnswer(socket, answer);
   });
@@ -86,11 +109,36 @@ export async function createSiteServer(distDir: string, options: SiteServerOptio
   };
 }
 
-/** A request the handler could not answer: a 500, or a cut connection when the answer had begun. */
+/** Release folders already reported gone, so a deleted release is one log line, not one per request. */
+const reportedMissing = new Set<string>();
+
+/**
+ * A request the handler could not answer: a 500, or a cut connection when the answer had begun;
+ * a 503 when the release's folder is gone from disk.
+ */
 function failed(req: http.IncomingMessage, res: http.ServerResponse, error: unknown): void {
+  if (error instanceof ReleaseMissingError) {
+    if (!reportedMissing.has(error.root)) {
+      reportedMissing.add(error.root);
+      console.error(error.message);
+    }
+    if (!res.headersSent) send(res, releaseMissing());
+    else res.destroy();
+    return;
+  }
   console.error(`error answering ${req.method} ${req.url}:`, error);
   if (!res.headersSent) send(res, serverError());
   else res.destroy();
+}
+
+/** How many Host headers a request has (`rawHeaders` is name, value, name, value…). */
+function hostHeaders(raw: string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') n++;
+  }
+  return n;
 }
 
 function send(res: http.ServerResponse, r: ApiResponse): void {
@@ -124,6 +172,7 @@ class NodeRequest extends TargetRequest {
  * headers together, the status says which was too long: 414 if the request line alone is.
  */
 function parseFailure(err: NodeJS.ErrnoException & { rawPacket?: Buffer }): ApiResponse {
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return requestError(408, 'The request did not arrive in time: send its headers within the time the server allows.');
   if (err.code === 'HPE_HEADER_OVERFLOW') {
     const lineEnd = err.rawPacket?.indexOf('\r\n') ?? -1;
     if (lineEnd < 0 || lineEnd > MAX_TARGET_BYTES) return requestError(414, `The request target is longer than ${MAX_TARGET_BYTES} bytes.`);

@@ -40,7 +40,8 @@ export function rawExchange(base: string, bytes: Buffer, isHead = false): Promis
   });
 }
 
-function parseResponse(raw: Buffer, isHead: boolean): RawResponse {
+/** The first response in `raw` (a whole exchange's bytes as read). */
+export function parseResponse(raw: Buffer, isHead = false): RawResponse {
   const end = raw.indexOf('\r\n\r\n');
   if (end < 0) throw new Error(`no complete response (${raw.length} bytes)`);
   const [statusLine, ...lines] = raw.subarray(0, end).toString('latin1').split('\r\n');
