@@ -141,4 +141,42 @@ describe('problem formats', () => {
     const line = formatProblemGithub({ file: 'content/profiles/bob.yaml', line: 3, column: 1, keyPath: 'vews', message: 'unknown key `vews`', hint: 'did you mean `views`?' });
     expect(line).toBe('::error file=content/profiles/bob.yaml,line=3,col=1::`vews`: unknown key `vews` (did you mean `views`?)');
   });
+
+  test('a file name from a pull request cannot add properties or end them in a GitHub annotation', () => {
+    // Names a contributor can commit: each tries to set `title`, close the properties early, or start a new command line.
+    const names = ['a,title=Approved.yaml', 'b::warning file=x::c.yaml', 'd%0Ae,line=1.yaml', 'f\n::error file=g::h.yaml', 'i\r,col=9.yaml'];
+    const dir = contentWith(Object.fromEntries(names.map((n) => [`profiles/${n}`, 'displayName: X\ncreatedAt: 2021-03-14T09:26:53Z\n'])));
+    const problems = loadContent(dir).problems.filter((p) => names.some((n) => p.file.endsWith(n)));
+    expect(problems.map((p) => path.basename(p.file)).sort()).toEqual([...names].sort());
+    for (const p of problems) {
+      const annotation = formatProblemGithub(p, dir);
+      const parsed = parseWorkflowCommand(annotation);
+      expect(parsed, annotation).toEqual({
+        command: 'error',
+        properties: { file: path.relative(dir, p.file), ...(p.line ? { line: String(p.line), col: String(p.column ?? 1) } : {}) },
+        data: expect.stringContaining(p.message),
+      });
+    }
+  });
 });
+
+/**
+ * One line of stdout as the GitHub runner reads a workflow command (actions/runner ActionCommand.TryParseV2):
+ * `::name k=v,k=v::data`, properties split at `,` then at the first `=`, each value and the data unescaped.
+ */
+function parseWorkflowCommand(line: string) {
+  expect(line).not.toMatch(/[\r\n]/);
+  const end = line.indexOf('::', 2);
+  if (!line.startsWith('::') || end < 0) throw new Error(`not a workflow command: ${line}`);
+  const info = line.slice(2, end);
+  const space = info.indexOf(' ');
+  const name = space < 0 ? info : info.slice(0, space);
+  const unescapeData = (s: string) => s.replace(/%0D/gi, '\r').replace(/%0A/gi, '\n').replace(/%25/g, '%');
+  const unescapeProperty = (s: string) => unescapeData(s.replace(/%3A/gi, ':').replace(/%2C/gi, ','));
+  const properties: Record<string, string> = {};
+  for (const pair of (space < 0 ? '' : info.slice(space + 1)).split(',').filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (eq > 0) properties[pair.slice(0, eq)] = unescapeProperty(pair.slice(eq + 1));
+  }
+  return { command: name, properties, data: unescapeData(line.slice(end + 2)) };
+}
