@@ -127,6 +127,14 @@ describe('checks across files', () => {
       ]
     `);
   });
+  test('a views key YAML reads as a number is refused, not counted for another profile', () => {
+    const dir = contentWith({ 'profiles/12.yaml': 'displayName: Twelve\ncreatedAt: 2021-03-14T09:26:53Z\n', 'stats/views.yaml': 'dave: 5\n012: 9\n' });
+    const r = loadContent(dir);
+    expect(r.problems.map((p) => formatProblem(p, dir))).toEqual([
+      'stats/views.yaml:2:1: the key `012` is read as the number `12`, not as text\n    hint: put it in quotes, `"012":`, to keep it as written',
+    ]);
+    expect(r.content.views.get('12')).toBeUndefined();
+  });
   test('views for a missing profile are a warning, not a failure', () => {
     const dir = contentWith({ 'stats/views.yaml': 'dave: 5\nghost: 9\n' });
     const r = loadContent(dir);

@@ -301,4 +301,18 @@ describe('creator, decoration and stats schemas', () => {
       ]
     `);
   });
+  test('views stats: a key YAML reads as a number, boolean or null is refused; quoted it is kept', () => {
+    expect(problems('dave: 1\n012: 5\n1e3: 2\ntrue: 3\n', ViewsStatsSchema)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:2:1: the key \`012\` is read as the number \`12\`, not as text
+          hint: put it in quotes, \`"012":\`, to keep it as written",
+        "profiles/alice.yaml:3:1: the key \`1e3\` is read as the number \`1000\`, not as text
+          hint: put it in quotes, \`"1e3":\`, to keep it as written",
+        "profiles/alice.yaml:4:1: the key \`true\` is read as the boolean \`true\`, not as text
+          hint: put it in quotes, \`"true":\`, to keep it as written",
+      ]
+    `);
+    const r = parseYamlFile('stats/views.yaml', '"012": 5\n"12": 4\n\'true\': 1\n', ViewsStatsSchema);
+    expect(r.ok && r.value).toEqual({ '012': 5, '12': 4, true: 1 });
+  });
 });
