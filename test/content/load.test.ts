@@ -79,6 +79,31 @@ describe('checks across files', () => {
     `);
     expect(loadContent(own).problems).toEqual([]);
   });
+  test('the site\'s host with a trailing dot or with `www.` is not a custom domain either', () => {
+    const claims = (domain: string, siteUrl: string) => {
+      const dir = contentWith({ 'profiles/bob.yaml': `displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ncustomDomain: ${domain}\n` });
+      return loadContent(dir, { siteUrl }).problems.map((p) => formatProblem(p, dir));
+    };
+    expect(claims('profiles.example.net', 'https://profiles.example.net.')).toMatchInlineSnapshot(`
+      [
+        "profiles/bob.yaml:3:15 \`customDomain\`: \`profiles.example.net\` is this site's own host (SITE_URL), not a custom domain
+          hint: remove the key: the profile is at /p/<username> on this site already",
+      ]
+    `);
+    expect(claims('www.profiles.example.net', 'https://profiles.example.net')).toMatchInlineSnapshot(`
+      [
+        "profiles/bob.yaml:3:15 \`customDomain\`: \`www.profiles.example.net\` is this site's own host (SITE_URL) with \`www.\`, not a custom domain
+          hint: remove the key: the profile is at /p/<username> on this site already",
+      ]
+    `);
+    expect(claims('example.net', 'https://www.example.net/')).toMatchInlineSnapshot(`
+      [
+        "profiles/bob.yaml:3:15 \`customDomain\`: \`example.net\` is this site's own host (SITE_URL) without \`www.\`, not a custom domain
+          hint: remove the key: the profile is at /p/<username> on this site already",
+      ]
+    `);
+    expect(claims('alice.profiles.example.net', 'https://profiles.example.net')).toEqual([]);
+  });
   test('the decoration exists', () => {
     expect(report(contentWith({ 'profiles/bob.yaml': 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ndecoration: sakra\n' }))).toMatchInlineSnapshot(`
       [
