@@ -3,7 +3,7 @@
 // all call `loadContent`.
 import path from 'node:path';
 import {
-  CreatorSchema, DecorationSchema, IMAGE_FILE_PATTERN, USERNAME_PATTERN, USERNAME_RULE, ViewsStatsSchema,
+  CreatorSchema, DecorationSchema, IMAGE_FILE_PATTERN, RESERVED_USERNAMES, USERNAME_PATTERN, USERNAME_RULE, ViewsStatsSchema,
   DECORATION_ID_PATTERN, type Creator, type Decoration,
 } from '../schemas/index.ts';
 import { walkContent } from './content-tree.ts';
@@ -119,6 +119,11 @@ function scanContent(dir: string): Scan {
         problems.push({ file, message: 'content files end in `.yaml`', hint: `rename it to \`${id}.yaml\`` });
       } else if (ext !== '.yaml') {
         if (sub !== 'decorations') problems.push({ file, message: `only \`.yaml\` files belong in \`${sub}/\``, hint: 'move or delete this file' });
+      } else if (idPattern === USERNAME_PATTERN && RESERVED_USERNAMES.has(id)) {
+        problems.push({
+          file, message: `\`${id}\` is a name the site keeps for itself: ${RESERVED_USERNAMES.get(id)}`,
+          hint: `rename the file, e.g. to \`${id}-1.yaml\` or \`the${id}.yaml\``,
+        });
       } else if (!idPattern.test(id)) {
         const fixed = id.toLowerCase();
         problems.push({

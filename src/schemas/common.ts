@@ -4,6 +4,19 @@ import { z } from 'astro/zod';
 export const USERNAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 export const USERNAME_RULE = '1 to 32 characters of a-z, 0-9, `_` and `-`, starting with a letter or digit';
 
+/**
+ * Names that fit USERNAME_PATTERN but name a file the site writes for itself, with why: a profile of
+ * that name would be lost. `p/index.html` is the `p/` folder's own page to Astro and every static
+ * host (`/p/index` is a 404 or a redirect to `/p/`, and the page answers at `/p`). The one list:
+ * the content check and build (src/content/load.ts), the edit path and `new:profile` read it.
+ */
+export const RESERVED_USERNAMES: ReadonlyMap<string, string> = new Map([
+  ['index', '`p/index.html` is the folder page of `/p/`: the profile page would answer at `/p`, not `/p/index`'],
+]);
+
+/** A name a profile may have: USERNAME_PATTERN, and not one of RESERVED_USERNAMES. */
+export const isUsername = (name: string) => USERNAME_PATTERN.test(name) && !RESERVED_USERNAMES.has(name);
+
 /** A bare host name in lowercase (`alice.example.com`): a profile's custom domain, and the Host the handler looks up. */
 export const HOST_PATTERN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 

@@ -152,6 +152,21 @@ describe('checks across files', () => {
       ]
     `);
   });
+  test('a profile named like a file the site writes for itself (`index`) is refused, as a creator too', () => {
+    const profile = 'displayName: Index\ncreatedAt: 2021-03-14T09:26:53Z\n';
+    const dir = contentWith({ 'profiles/index.yaml': profile, 'creators/index.yaml': 'category: art\n' });
+    expect(report(dir)).toMatchInlineSnapshot(`
+      [
+        "creators/index.yaml: \`index\` is a name the site keeps for itself: \`p/index.html\` is the folder page of \`/p/\`: the profile page would answer at \`/p\`, not \`/p/index\`
+          hint: rename the file, e.g. to \`index-1.yaml\` or \`theindex.yaml\`",
+        "profiles/index.yaml: \`index\` is a name the site keeps for itself: \`p/index.html\` is the folder page of \`/p/\`: the profile page would answer at \`/p\`, not \`/p/index\`
+          hint: rename the file, e.g. to \`index-1.yaml\` or \`theindex.yaml\`",
+      ]
+    `);
+    expect(loadContent(dir).content.profiles.has('index')).toBe(false);
+    // Only the whole name: one that starts with it is anyone's.
+    expect(loadContent(contentWith({ 'profiles/index-1.yaml': profile })).problems).toEqual([]);
+  });
   test('a views key YAML reads as a number is refused, not counted for another profile', () => {
     const dir = contentWith({ 'profiles/12.yaml': 'displayName: Twelve\ncreatedAt: 2021-03-14T09:26:53Z\n', 'stats/views.yaml': 'dave: 5\n012: 9\n' });
     const r = loadContent(dir);
