@@ -75,11 +75,22 @@ export const text = (max: number, { multiline = false } = {}) => {
  */
 export const NOT_EMPTY: EditorPattern = { pattern: '\\S', message: 'must not be empty' };
 
-/** An ISO 8601 date-time with a zone, e.g. `2021-03-14T09:26:53Z` or `2022-07-04T15:30:00+02:00`. */
+/**
+ * The years a date may have: 1970 to 9999, and on the first and last day in UTC (`Z`, `±00:00`), so
+ * that in UTC, as answers publish it (`toISOString`), it is still 1970..9999: four digits, as the
+ * OpenAPI `date-time` format (RFC 3339) requires, where `9999-12-31T23:59:59-23:59` would be
+ * `+010000-…`. No profile or suspension predates the Unix epoch. One pattern for the check and the editor.
+ */
+// Text not starting like a date passes: the date-time format's own message is the one to show.
+export const DATE_RANGE_PATTERN = /^(?:(?![0-9]{4}-)|(?!1970-01-01T.*[+-](?!00:00)[0-9]{2}:[0-9]{2}$)(?!9999-12-31T.*[+-](?!00:00)[0-9]{2}:[0-9]{2}$)(?:19[7-9][0-9]|[2-9][0-9]{3})-)/;
+export const DATE_RANGE_RULE = 'must be in the years 1970 to 9999, and in UTC (`Z`) on 1970-01-01 and 9999-12-31: answers publish it in UTC with a four-digit year';
+
+/** An ISO 8601 date-time with a zone, e.g. `2021-03-14T09:26:53Z` or `2022-07-04T15:30:00+02:00`, in DATE_RANGE_PATTERN's years. */
 export const DateTimeSchema = z.iso.datetime({
   offset: true,
   error: 'must be an ISO 8601 date-time with a zone, like `2021-03-14T09:26:53Z` or `2021-03-14T11:26:53+02:00`',
-});
+}).refine((s) => DATE_RANGE_PATTERN.test(s), { error: DATE_RANGE_RULE })
+  .meta({ editorPatterns: [{ pattern: DATE_RANGE_PATTERN.source, message: DATE_RANGE_RULE }] });
 
 // Only ASCII: `toLowerCase` is then the same folding, several times faster than a replace with a callback per run of capitals.
 const NON_ASCII = /[^\x00-\x7f]/;

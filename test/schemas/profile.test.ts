@@ -79,6 +79,32 @@ describe('profile schema', () => {
     `);
   });
 
+  test('createdAt and suspension.at are in the years 1970 to 9999, in UTC as published', () => {
+    // Each date's UTC instant, as answers publish it, has a four-digit year: RFC 3339, OpenAPI's `date-time`.
+    for (const ok of ['1970-01-01T00:00:00Z', '1970-01-02T00:00:00+23:59', '9999-12-31T23:59:59.999Z', '9999-12-30T23:59:59-23:59', '9999-12-31T23:59:59-00:00']) {
+      expect(new Date(value(`displayName: A\ncreatedAt: ${ok}\n`).createdAt).toISOString(), ok).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(value(`${BASE}suspension:\n  reason: spam\n  at: ${ok}\n`).suspension?.at, ok).toBe(ok);
+    }
+    expect(problems('displayName: A\ncreatedAt: 9999-12-31T23:59:59-23:59\n')).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:2:12 \`createdAt\`: must be in the years 1970 to 9999, and in UTC (\`Z\`) on 1970-01-01 and 9999-12-31: answers publish it in UTC with a four-digit year",
+      ]
+    `);
+    expect(problems('displayName: A\ncreatedAt: 0000-01-01T00:00:00+01:00\n')).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:2:12 \`createdAt\`: must be in the years 1970 to 9999, and in UTC (\`Z\`) on 1970-01-01 and 9999-12-31: answers publish it in UTC with a four-digit year",
+      ]
+    `);
+    expect(problems(`${BASE}suspension:\n  reason: spam\n  at: 1970-01-01T00:30:00+01:00\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:5:7 \`suspension.at\`: must be in the years 1970 to 9999, and in UTC (\`Z\`) on 1970-01-01 and 9999-12-31: answers publish it in UTC with a four-digit year",
+      ]
+    `);
+    expect(problems('displayName: A\ncreatedAt: 1969-12-31T23:59:59Z\n')).toHaveLength(1);
+    // Not a date at all: the format's message only.
+    expect(problems('displayName: A\ncreatedAt: yesterday\n')).toHaveLength(1);
+  });
+
   test('avatar is a plain image file name', () => {
     expect(value(`${BASE}avatar: alice.png\n`).avatar).toBe('alice.png');
     expect(problems(`${BASE}avatar: ../secret.png\n`)).toMatchInlineSnapshot(`

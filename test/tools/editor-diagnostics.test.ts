@@ -100,6 +100,7 @@ DisplayName: Emil
 createdAt: 2021-03-14T09:26:53Z
 `,
   'profiles/jo.yaml': 'displayName: Jo\ncreatedAt: 2021-03-14T09:26:53Z\ncreatedAt: 2021-03-15T09:26:53Z\n',
+  'profiles/rita.yaml': 'displayName: Rita\ncreatedAt: 9999-12-31T23:59:59-23:59\nsuspension:\n  reason: spam\n  at: 0000-01-01T00:00:00+01:00\n',
   'profiles/quin.yaml': 'displayName: Quin\ncreatedAt: 2021-03-14T09:26:53Z\nprivate:\n  007: agent\n  true: yes\n',
   'profiles/Eve.yaml': 'displayName: Eve\ncreatedAt: 2021-03-14T09:26:53Z\n',
   'profiles/fritz.yaml': 'displayName: Fritz\ncreatedAt: 2021-03-14T09:26:53Z\navatar: fritz.png\n',
