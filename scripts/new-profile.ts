@@ -15,7 +15,7 @@ import { contentDirFromEnv } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { JSON_SCHEMA_DIR } from '../src/tools/json-schemas.ts';
 import { parseYamlFile } from '../src/content/yaml-file.ts';
-import { BADGES, ProfileSchema, USERNAME_PATTERN, USERNAME_RULE, type Profile } from '../src/schemas/index.ts';
+import { BADGES, ProfileSchema, RESERVED_USERNAMES, USERNAME_PATTERN, USERNAME_RULE, type Profile } from '../src/schemas/index.ts';
 import { failWith, parseCli } from '../src/cli.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,6 +41,8 @@ if (!USERNAME_PATTERN.test(username)) {
   fail(1, `\`${username}\` is not a valid username: a username is ${USERNAME_RULE}.`,
     USERNAME_PATTERN.test(fixed) ? `use \`${fixed}\`` : 'no dots, spaces or capitals: letters a-z, digits, `_` and `-`');
 }
+const reserved = RESERVED_USERNAMES.get(username);
+if (reserved) fail(1, `\`${username}\` is a name the site keeps for itself: ${reserved}`, `choose another, e.g. \`${username}-1\``);
 
 const contentDir = contentDirFromEnv();
 const profilesDir = path.join(contentDir, 'profiles');

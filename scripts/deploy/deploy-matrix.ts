@@ -268,7 +268,7 @@ export const ROWS: readonly Row[] = [
   },
   {
     feature: 'pages gzipped on request, with `Vary: Accept-Encoding`',
-    cells: { node: 'yes (precompressed files)', 'nginx-proxy': 'yes (a copy per coding)', cloudflare: 'no under `wrangler dev`: gzip without `Vary`; Cloudflare\'s edge compresses itself', 'nginx-static': 'yes (`gzip_static`)', netlify: 'no under `netlify dev`; Netlify compresses itself', 'github-pages': 'yes (GitHub\'s own)' },
+    cells: { node: 'yes (precompressed files)', 'nginx-proxy': 'yes (a copy per coding)', cloudflare: 'yes (the Worker, first for `/p/*`, names the coding; workerd encodes)', 'nginx-static': 'yes (`gzip_static`)', netlify: 'no under `netlify dev`; Netlify compresses itself', 'github-pages': 'yes (GitHub\'s own)' },
     probe: compressed('/p/alice'),
   },
 ];

@@ -1,8 +1,12 @@
-// The build lock: one build (or rollback) at a time per DIST_DIR. A file created with O_EXCL holds
-// who has it; a second build refuses at once, naming the holder. A lock whose process is gone (a
-// killed build) is taken over, under a short guard so two builds never take over the same lock.
+// The build lock: one build (or rollback) at a time per DIST_DIR. The file holds who has it, and
+// appears whole or not at all: written to a temporary file first, then hard-linked into place
+// (link fails when the lock exists, as O_EXCL does). A second build refuses at once, naming the
+// holder. A lock whose process is gone (a killed build) is taken over, under a short guard so two
+// builds never take over the same lock.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 
 export interface LockHolder {
   pid: number;
@@ -29,32 +33,57 @@ export interface BuildLock {
   release(): void;
 }
 
-/** A lock file written less than this long ago but still empty belongs to a build between open and write. */
-const EMPTY_LOCK_GRACE_MS = 5_000;
 /** A takeover guard older than this was left by a process killed in the middle of a takeover. */
 const GUARD_STALE_MS = 10_000;
 
 export function acquireBuildLock(file: string, command = 'build'): BuildLock {
   const me: LockHolder = { pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString(), command };
-  let tookOverFrom: LockHolder | undefined;
-  for (let attempt = 0; attempt < 5; attempt++) {
+  removeDeadTemps(file);
+  // Written in full before it can be the lock: a full disk or a kill while writing leaves only this
+  // temporary file, never an empty lock that refuses the next build (exit 75) though no build runs.
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    const fd = fs.openSync(temp, 'wx');
     try {
-      const fd = fs.openSync(file, 'wx');
-      try {
-        fs.writeSync(fd, JSON.stringify(me));
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-      return { tookOverFrom, release: () => releaseLock(file, me) };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      fs.writeSync(fd, JSON.stringify(me));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
     }
-    const { holder, ageMs } = readLock(file);
-    if (holder ? isAlive(holder) : ageMs < EMPTY_LOCK_GRACE_MS) throw new BuildLockHeld(file, holder);
-    if (takeOver(file, holder)) tookOverFrom = holder;
+    let tookOverFrom: LockHolder | undefined;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        fs.linkSync(temp, file);
+        return { tookOverFrom, release: () => releaseLock(file, me) };
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+      // A lock without a readable holder was written by no build of this version: nothing holds it.
+      const { holder } = readLock(file);
+      if (holder && isAlive(holder)) throw new BuildLockHeld(file, holder);
+      if (takeOver(file, holder)) tookOverFrom = holder;
+    }
+    throw new BuildLockHeld(file, readLock(file).holder);
+  } finally {
+    fs.rmSync(temp, { force: true });
   }
-  throw new BuildLockHeld(file, readLock(file).holder);
+}
+
+/** Temporary lock files (`<lock>.<pid>.<random>.tmp`) of processes killed between writing and linking them. */
+function removeDeadTemps(file: string): void {
+  const prefix = `${path.basename(file)}.`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.dirname(file));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = name.startsWith(prefix) && name.endsWith('.tmp') ? Number(name.slice(prefix.length).split('.')[0]) : NaN;
+    if (Number.isInteger(pid) && pid > 0 && !isAlive({ pid, host: os.hostname(), startedAt: '', command: '' })) {
+      fs.rmSync(path.join(path.dirname(file), name), { force: true });
+    }
+  }
 }
 
 /** Removes a dead holder's lock, unless someone else got there first; true when this call removed it. */

@@ -10,7 +10,7 @@
 // would serve, byte for byte (test/build/edit-path.test.ts).
 import path from 'node:path';
 import type { PublicUser } from '../schemas/api.ts';
-import { USERNAME_PATTERN } from '../schemas/index.ts';
+import { isUsername } from '../schemas/index.ts';
 import type { SiteIndex } from '../model/site-index.ts';
 import { compareCreators, toCreatorSummary, toPublicUser } from '../model/public-user.ts';
 import type { CreatorRow } from '../model/creators-list.ts';
@@ -93,7 +93,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   for (let i = 0; i < profileNames.length; i++) {
     const file = profileNames[i]!;
     const name = file.endsWith('.yaml') ? file.slice(0, -5) : '';
-    if (!USERNAME_PATTERN.test(name)) return { reason: `profiles/${file} is not a profile file` };
+    if (!isUsername(name)) return { reason: `profiles/${file} is not a profile file` };
     names[i] = name;
   }
   // The listing is sorted by file name; `a-b.yaml` sorts before `a.yaml`, usernames the other way.

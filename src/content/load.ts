@@ -3,7 +3,7 @@
 // all call `loadContent`.
 import path from 'node:path';
 import {
-  CreatorSchema, DecorationSchema, IMAGE_FILE_PATTERN, USERNAME_PATTERN, USERNAME_RULE, ViewsStatsSchema,
+  CreatorSchema, DecorationSchema, IMAGE_FILE_PATTERN, RESERVED_USERNAMES, USERNAME_PATTERN, USERNAME_RULE, ViewsStatsSchema,
   DECORATION_ID_PATTERN, type Creator, type Decoration,
 } from '../schemas/index.ts';
 import { walkContent } from './content-tree.ts';
@@ -121,6 +121,11 @@ function scanContent(dir: string): Scan {
         problems.push({ file, message: 'content files end in `.yaml`', hint: `rename it to \`${id}.yaml\`` });
       } else if (ext !== '.yaml') {
         if (sub !== 'decorations') problems.push({ file, message: `only \`.yaml\` files belong in \`${sub}/\``, hint: 'move or delete this file' });
+      } else if (idPattern === USERNAME_PATTERN && RESERVED_USERNAMES.has(id)) {
+        problems.push({
+          file, message: `\`${id}\` is a name the site keeps for itself: ${RESERVED_USERNAMES.get(id)}`,
+          hint: `rename the file, e.g. to \`${id}-1.yaml\` or \`the${id}.yaml\``,
+        });
       } else if (!idPattern.test(id)) {
         const fixed = id.toLowerCase();
         problems.push({
@@ -170,11 +175,23 @@ export interface SiteOptions {
   siteUrl?: string;
 }
 
+/**
+ * The host names that are this site's and no profile's, each with how it is: SITE_URL's host (a
+ * trailing dot is the same host in DNS) and its `www.` twin, which an operator points at the site.
+ */
+export function siteHostNames(siteUrl: string): Map<string, string> {
+  const host = new URL(siteUrl).hostname.replace(/\.+$/, '');
+  const names = new Map([[host, 'this site\'s own host (SITE_URL)']]);
+  if (host.startsWith('www.')) names.set(host.slice(4), 'this site\'s own host (SITE_URL) without `www.`');
+  else names.set(`www.${host}`, 'this site\'s own host (SITE_URL) with `www.`');
+  return names;
+}
+
 /** The checks across files, the creators and the view counts, on the parsed profiles. */
 function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, caches: { views?: StampedFileCache<Record<string, number>>; creators?: StampedFileCache<Creator> } = {}): LoadResult {
   const { content, problems, warnings, avatars } = scan;
   const { dir } = content;
-  const siteHost = site.siteUrl ? new URL(site.siteUrl).hostname : undefined;
+  const siteHosts = site.siteUrl ? siteHostNames(site.siteUrl) : new Map<string, string>();
   // A custom domain serves one profile at `/` (src/api/handler.ts): two claims, or the site's own
   // host, would make `/` answer a page its owner did not choose.
   const domains = new Map<string, string>();
@@ -195,10 +212,11 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, c
     }
     if (p.customDomain) {
       const taken = domains.get(p.customDomain);
-      if (taken || p.customDomain === siteHost) {
+      const own = siteHosts.get(p.customDomain);
+      if (taken || own !== undefined) {
         problems.push({
           file, ...r.places.customDomain, keyPath: 'customDomain',
-          message: taken ? `the custom domain \`${p.customDomain}\` is already \`${path.basename(taken, '.yaml')}\`'s` : `\`${p.customDomain}\` is this site's own host (SITE_URL), not a custom domain`,
+          message: taken ? `the custom domain \`${p.customDomain}\` is already \`${path.basename(taken, '.yaml')}\`'s` : `\`${p.customDomain}\` is ${own}, not a custom domain`,
           hint: taken ? `a domain serves one profile: remove the key here or in ${path.relative(dir, taken)}` : 'remove the key: the profile is at /p/<username> on this site already',
         });
         continue;

@@ -27,13 +27,18 @@ export function formatProblem(p: ContentProblem, cwd = process.cwd()): string {
   return `${where}${key}: ${p.message}${p.hint ? `\n    hint: ${p.hint}` : ''}`;
 }
 
+// GitHub's workflow-command escaping (actions/toolkit, command.ts): message data escapes `%`, CR
+// and LF; a property value also `:` and `,`, so a file name from a pull request cannot end the
+// properties (`::`) or add one (`,title=`).
+const escapeData = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
 /** GitHub Actions workflow commands, so a pull request shows the problem on its line. */
 export function formatProblemGithub(p: ContentProblem, cwd = process.cwd()): string {
   const file = path.isAbsolute(p.file) ? path.relative(cwd, p.file) : p.file;
-  const esc = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
   const loc = p.line ? `,line=${p.line},col=${p.column ?? 1}` : '';
   const key = p.keyPath ? `\`${p.keyPath}\`: ` : '';
-  return `::error file=${esc(file)}${loc}::${esc(`${key}${p.message}${p.hint ? ` (${p.hint})` : ''}`)}`;
+  return `::error file=${escapeProperty(file)}${loc}::${escapeData(`${key}${p.message}${p.hint ? ` (${p.hint})` : ''}`)}`;
 }
 
 /** Levenshtein distance, for "did you mean" hints on misspelt keys and names. */

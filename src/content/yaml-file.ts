@@ -1,6 +1,6 @@
 // Parses one content YAML file strictly and validates it with a schema, turning every YAML and
 // schema problem into a ContentProblem with line, column and a hint.
-import { LineCounter, isMap, isScalar, parseDocument, visit, type Document, type Node, type YAMLMap } from 'yaml';
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, visit, type Document, type Node, type Scalar, type YAMLMap } from 'yaml';
 import type { z } from 'astro/zod';
 import { closest, formatKeyPath, type ContentProblem } from './problems.ts';
 import { parseSimpleYaml } from './simple-yaml.ts';
@@ -89,11 +89,21 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
     return { ok: false, problems: [{ file, line: 1, column: 1, message: 'the file is empty', hint: 'write the keys as `key: value` lines' }] };
   }
   const result = schema.safeParse(data);
-  if (result.success) {
+  // A key the schema takes as text (a username in stats/views.yaml) must be text in YAML: `012` is the
+  // number 12, which `toJS` turns into the key `12`. The editor schema says the same (`propertyNames`).
+  for (const { node, read } of nonTextKeys(doc, schema)) {
+    problems.push({
+      file, ...at(node.range?.[0]),
+      message: `the key \`${node.source}\` is read as ${read}, not as text`,
+      hint: `put it in quotes, \`"${node.source}":\`, to keep it as written`,
+    });
+  }
+  if (result.success && !problems.length) {
     // Checks across files (a missing avatar, say) point at the value's line too.
     const locate = (keys: PropertyKey[]) => at((doc.getIn(keys, true) as Node | undefined)?.range?.[0]);
     return { ok: true, value: result.data, problems: [], locate };
   }
+  if (result.success) return { ok: false, problems };
 
   const keyNode = keyNodeFinder(doc);
   for (const issue of result.error.issues) {
@@ -196,15 +206,37 @@ function valueAt(data: unknown, keys: PropertyKey[]): unknown {
   return v;
 }
 
-/** The keys an object schema allows at `keys`, walking through arrays, optionals, defaults and pipes. */
-function keysAt(schema: z.ZodType, keys: PropertyKey[]): string[] {
+/**
+ * Scalar keys that YAML reads as a number, boolean or null in a mapping the schema reads as a record
+ * of text keys (`z.record(z.string(), ...)`), with what they are read as.
+ */
+function nonTextKeys(doc: Document.Parsed, schema: z.ZodType): { node: Scalar; read: string }[] {
+  const found: { node: Scalar; read: string }[] = [];
+  const walk = (node: unknown, keys: PropertyKey[]) => {
+    if (isSeq(node)) node.items.forEach((item, i) => walk(item, [...keys, i]));
+    if (!isMap(node)) return;
+    const record = schemaAt(schema, keys)?._zod?.def?.type === 'record';
+    for (const pair of node.items) {
+      const key = pair.key;
+      if (!isScalar(key)) continue;
+      if (record && typeof key.value !== 'string') {
+        found.push({ node: key, read: key.value === null ? 'null (the empty key)' : `the ${typeof key.value} \`${String(key.value)}\`` });
+      }
+      walk(pair.value, [...keys, String(key.value)]);
+    }
+  };
+  walk(doc.contents, []);
+  return found;
+}
+
+/** The schema at `keys`, walking through objects, records, arrays, optionals, defaults and pipes. */
+function schemaAt(schema: z.ZodType, keys: PropertyKey[]): any {
   let s: any = schema;
   const unwrap = () => {
     for (;;) {
       const def = s?._zod?.def;
-      if (!def) return;
-      if (def.type === 'optional' || def.type === 'default' || def.type === 'nullable' || def.type === 'prefault') s = def.innerType;
-      else if (def.type === 'pipe') s = def.in;
+      if (def?.type === 'optional' || def?.type === 'default' || def?.type === 'nullable' || def?.type === 'prefault') s = def.innerType;
+      else if (def?.type === 'pipe') s = def.in;
       else return;
     }
   };
@@ -212,10 +244,16 @@ function keysAt(schema: z.ZodType, keys: PropertyKey[]): string[] {
   for (const k of keys) {
     const def = s?._zod?.def;
     if (def?.type === 'object') s = def.shape[k as string];
+    else if (def?.type === 'record') s = def.valueType;
     else if (def?.type === 'array') s = def.element;
-    else return [];
+    else return undefined;
     unwrap();
   }
-  const def = s?._zod?.def;
+  return s;
+}
+
+/** The keys an object schema allows at `keys`. */
+function keysAt(schema: z.ZodType, keys: PropertyKey[]): string[] {
+  const def = schemaAt(schema, keys)?._zod?.def;
   return def?.type === 'object' ? Object.keys(def.shape) : [];
 }

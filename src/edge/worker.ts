@@ -1,5 +1,6 @@
-// The Cloudflare Worker (wrangler.jsonc `main`). The asset server answers every request for a file
-// of dist/client itself (with `_headers`); everything else comes here and goes to the one handler,
+// The Cloudflare Worker (wrangler.jsonc `main`). The asset server answers the requests for files of
+// dist/client that `run_worker_first` leaves to it (with `_headers`); everything else (the API, the
+// pages, `/`, what no file answers) comes here and goes to the one handler,
 // which reads the release's files through the ASSETS binding. Astro's own request handling is not
 // used at run time: every page is pre-rendered, and the handler answers what is not a file.
 import { handle } from '../api/handler.ts';

@@ -283,7 +283,11 @@ export function filesAt(address: string): string[] {
   const rel = address.slice(1);
   if (address.charCodeAt(0) !== 47 || !rel.split('/').every((s) => SAFE_SEGMENT.test(s))) return [];
   const candidates = isApiAddress(address) ? [rel] : [`${rel}.html`, rel, `${rel}/index.html`];
-  return candidates.filter((f) => addressOf(f) === address && isServedFile(f));
+  const own = candidates.filter((f) => addressOf(f) === address);
+  // The address of a file kept from the public (`/404`, of `404.html`) is nobody's: Cloudflare's
+  // asset binding, asked for a file `404`, would answer with `404.html`.
+  if (own.some((f) => NOT_SERVED.has(f))) return [];
+  return own.filter(isServedFile);
 }
 
 /** One frozen object per kind of file: 200,000 files share a handful. */

@@ -31,6 +31,34 @@ export function fromWebRequest(request: Request, startedAt = performance.now()):
   return splitTarget(request.method, afterOrigin < 0 ? '/' : url.slice(afterOrigin), header, startedAt);
 }
 
+/** A `.` or `..` segment, written plain or as `%2e` (WHATWG URL's dot segments). */
+const DOT_SEGMENT = /\/(?:\.|%2e)(?:\.|%2e)?(?:\/|$)/i;
+const SINGLE_DOT = /^(?:\.|%2e)$/i;
+const DOUBLE_DOT = /^(?:\.|%2e){2}$/i;
+
+/**
+ * The path with its dot segments resolved as the WHATWG URL parser does (`/x/../p/alice` is
+ * `/p/alice`, `%2e` counts as `.`, never above `/`): what Cloudflare's runtime, nginx and a
+ * browser's `fetch` see, so every host answers the same address.
+ */
+export function removeDotSegments(path: string): string {
+  const segments = path.split('/');
+  const out: string[] = [];
+  for (let i = 1; i < segments.length; i++) {
+    const s = segments[i]!;
+    const last = i === segments.length - 1;
+    if (DOUBLE_DOT.test(s)) {
+      out.pop();
+      if (last) out.push('');
+    } else if (SINGLE_DOT.test(s)) {
+      if (last) out.push('');
+    } else {
+      out.push(s);
+    }
+  }
+  return `/${out.join('/')}`;
+}
+
 /** `http://host` at the start of an absolute-form request target (RFC 9112 §3.2.2). */
 const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
 
@@ -69,7 +97,8 @@ export class TargetRequest implements ApiRequest {
     const q = target.indexOf('?');
     // Node's parser gives the common methods in capitals already.
     this.method = method === 'GET' || method === 'HEAD' ? method : method.toUpperCase();
-    this.path = q < 0 ? target : target.slice(0, q);
+    const path = q < 0 ? target : target.slice(0, q);
+    this.path = DOT_SEGMENT.test(path) ? removeDotSegments(path) : path;
     this.search = q < 0 ? '' : target.slice(q + 1);
     this.startedAt = startedAt;
     this.#header = header;

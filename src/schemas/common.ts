@@ -4,6 +4,19 @@ import { z } from 'astro/zod';
 export const USERNAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 export const USERNAME_RULE = '1 to 32 characters of a-z, 0-9, `_` and `-`, starting with a letter or digit';
 
+/**
+ * Names that fit USERNAME_PATTERN but name a file the site writes for itself, with why: a profile of
+ * that name would be lost. `p/index.html` is the `p/` folder's own page to Astro and every static
+ * host (`/p/index` is a 404 or a redirect to `/p/`, and the page answers at `/p`). The one list:
+ * the content check and build (src/content/load.ts), the edit path and `new:profile` read it.
+ */
+export const RESERVED_USERNAMES: ReadonlyMap<string, string> = new Map([
+  ['index', '`p/index.html` is the folder page of `/p/`: the profile page would answer at `/p`, not `/p/index`'],
+]);
+
+/** A name a profile may have: USERNAME_PATTERN, and not one of RESERVED_USERNAMES. */
+export const isUsername = (name: string) => USERNAME_PATTERN.test(name) && !RESERVED_USERNAMES.has(name);
+
 /** A bare host name in lowercase (`alice.example.com`): a profile's custom domain, and the Host the handler looks up. */
 export const HOST_PATTERN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -62,11 +75,22 @@ export const text = (max: number, { multiline = false } = {}) => {
  */
 export const NOT_EMPTY: EditorPattern = { pattern: '\\S', message: 'must not be empty' };
 
-/** An ISO 8601 date-time with a zone, e.g. `2021-03-14T09:26:53Z` or `2022-07-04T15:30:00+02:00`. */
+/**
+ * The years a date may have: 1970 to 9999, and on the first and last day in UTC (`Z`, `±00:00`), so
+ * that in UTC, as answers publish it (`toISOString`), it is still 1970..9999: four digits, as the
+ * OpenAPI `date-time` format (RFC 3339) requires, where `9999-12-31T23:59:59-23:59` would be
+ * `+010000-…`. No profile or suspension predates the Unix epoch. One pattern for the check and the editor.
+ */
+// Text not starting like a date passes: the date-time format's own message is the one to show.
+export const DATE_RANGE_PATTERN = /^(?:(?![0-9]{4}-)|(?!1970-01-01T.*[+-](?!00:00)[0-9]{2}:[0-9]{2}$)(?!9999-12-31T.*[+-](?!00:00)[0-9]{2}:[0-9]{2}$)(?:19[7-9][0-9]|[2-9][0-9]{3})-)/;
+export const DATE_RANGE_RULE = 'must be in the years 1970 to 9999, and in UTC (`Z`) on 1970-01-01 and 9999-12-31: answers publish it in UTC with a four-digit year';
+
+/** An ISO 8601 date-time with a zone, e.g. `2021-03-14T09:26:53Z` or `2022-07-04T15:30:00+02:00`, in DATE_RANGE_PATTERN's years. */
 export const DateTimeSchema = z.iso.datetime({
   offset: true,
   error: 'must be an ISO 8601 date-time with a zone, like `2021-03-14T09:26:53Z` or `2021-03-14T11:26:53+02:00`',
-});
+}).refine((s) => DATE_RANGE_PATTERN.test(s), { error: DATE_RANGE_RULE })
+  .meta({ editorPatterns: [{ pattern: DATE_RANGE_PATTERN.source, message: DATE_RANGE_RULE }] });
 
 // Only ASCII: `toLowerCase` is then the same folding, several times faster than a replace with a callback per run of capitals.
 const NON_ASCII = /[^\x00-\x7f]/;

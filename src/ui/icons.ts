@@ -22,7 +22,8 @@ interface Platform {
 }
 
 // Keys are the `platform` values of content (lowercase); several spellings people use map to one.
-const PLATFORMS: Record<string, Platform> = {
+// A Map, not an object: `constructor` is a valid platform name and must not find Object.prototype's.
+const PLATFORMS = new Map<string, Platform>(Object.entries({
   artstation: { name: 'ArtStation', icon: siArtstation },
   bandcamp: { name: 'Bandcamp', icon: siBandcamp },
   behance: { name: 'Behance', icon: siBehance },
@@ -77,7 +78,7 @@ const PLATFORMS: Record<string, Platform> = {
   whatsapp: { name: 'WhatsApp', icon: siWhatsapp },
   x: { name: 'X', icon: siX },
   youtube: { name: 'YouTube', icon: siYoutube },
-};
+} satisfies Record<string, Platform>));
 
 // A chain link (generic), for websites and platforms without a mark.
 const LINK: Icon = {
@@ -90,14 +91,14 @@ const svg = (icon: Icon, className: string) =>
   `<svg class="${className}" viewBox="0 0 24 24" width="20" height="20" fill="currentColor" aria-hidden="true" focusable="false"><path d="${icon.path}"/></svg>`;
 
 /** The icon of a social platform: its brand mark, or a generic link icon. */
-export const socialIcon = (platform: string) => svg(PLATFORMS[platform]?.icon ?? LINK, 'icon');
+export const socialIcon = (platform: string) => svg(PLATFORMS.get(platform)?.icon ?? LINK, 'icon');
 
 /**
  * How the page names a platform: `linkedin` → `LinkedIn`, `twitter` → `X`. `known` is false for a
  * platform we have no name for: then the name is the author's own word, shown as written (user text).
  */
 export function platformLabel(platform: string): { name: string; known: boolean } {
-  const known = PLATFORMS[platform];
+  const known = PLATFORMS.get(platform);
   return known ? { name: known.name, known: true } : { name: platform, known: false };
 }
 

@@ -115,6 +115,38 @@ describe('the build lock', () => {
     acquireBuildLock(file).release();
   });
 
+  test('a build whose write of the lock fails (a full disk) leaves nothing that refuses the next', async () => {
+    const file = path.join(path.dirname(tempDist()), 'build.lock');
+    const lockModule = path.resolve('src/build/build-lock.ts');
+    // `ulimit -f 0`: the kernel refuses the first byte written to any file, as a full disk does
+    // (EFBIG with SIGXFSZ caught; ENOSPC on a full disk), after the file was created.
+    const script = `process.on('SIGXFSZ', () => {});
+      const { acquireBuildLock } = await import(${JSON.stringify(lockModule)});
+      try { acquireBuildLock(${JSON.stringify(file)}); console.log('locked'); } catch (e) { console.log(e.code); }`;
+    const child = spawn('bash', ['-c', 'ulimit -f 0 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => { out += d; });
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect({ out: out.trim(), code }).toEqual({ out: 'EFBIG', code: 0 });
+    // The next build, at once: no empty lock is left to refuse it.
+    const lock = acquireBuildLock(file);
+    expect(readLock(file).holder?.pid).toBe(process.pid);
+    lock.release();
+    expect(fs.readdirSync(path.dirname(file)).filter((n) => n.startsWith('build.lock'))).toEqual([]);
+  });
+
+  test('the temporary lock file of a build killed before linking it is removed by the next', async () => {
+    const file = path.join(path.dirname(tempDist()), 'build.lock');
+    const child = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => child.once('exit', resolve));
+    const dead = `${file}.${child.pid}.0badf00d.tmp`;
+    const mine = `${file}.${process.pid}.0badf00d.tmp`;
+    fs.writeFileSync(dead, '{"pid":');
+    fs.writeFileSync(mine, '{}');
+    acquireBuildLock(file).release();
+    expect(fs.readdirSync(path.dirname(file)).filter((n) => n.startsWith('build.lock')).sort()).toEqual([path.basename(mine)]);
+  });
+
   test('a lock left by a dead process is taken over', async () => {
     const file = path.join(path.dirname(tempDist()), 'build.lock');
     // A real process that has exited: its pid is free.

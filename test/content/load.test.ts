@@ -79,6 +79,31 @@ describe('checks across files', () => {
     `);
     expect(loadContent(own).problems).toEqual([]);
   });
+  test('the site\'s host with a trailing dot or with `www.` is not a custom domain either', () => {
+    const claims = (domain: string, siteUrl: string) => {
+      const dir = contentWith({ 'profiles/bob.yaml': `displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ncustomDomain: ${domain}\n` });
+      return loadContent(dir, { siteUrl }).problems.map((p) => formatProblem(p, dir));
+    };
+    expect(claims('profiles.example.net', 'https://profiles.example.net.')).toMatchInlineSnapshot(`
+      [
+        "profiles/bob.yaml:3:15 \`customDomain\`: \`profiles.example.net\` is this site's own host (SITE_URL), not a custom domain
+          hint: remove the key: the profile is at /p/<username> on this site already",
+      ]
+    `);
+    expect(claims('www.profiles.example.net', 'https://profiles.example.net')).toMatchInlineSnapshot(`
+      [
+        "profiles/bob.yaml:3:15 \`customDomain\`: \`www.profiles.example.net\` is this site's own host (SITE_URL) with \`www.\`, not a custom domain
+          hint: remove the key: the profile is at /p/<username> on this site already",
+      ]
+    `);
+    expect(claims('example.net', 'https://www.example.net/')).toMatchInlineSnapshot(`
+      [
+        "profiles/bob.yaml:3:15 \`customDomain\`: \`example.net\` is this site's own host (SITE_URL) without \`www.\`, not a custom domain
+          hint: remove the key: the profile is at /p/<username> on this site already",
+      ]
+    `);
+    expect(claims('alice.profiles.example.net', 'https://profiles.example.net')).toEqual([]);
+  });
   test('the decoration exists', () => {
     expect(report(contentWith({ 'profiles/bob.yaml': 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ndecoration: sakra\n' }))).toMatchInlineSnapshot(`
       [
@@ -127,6 +152,29 @@ describe('checks across files', () => {
       ]
     `);
   });
+  test('a profile named like a file the site writes for itself (`index`) is refused, as a creator too', () => {
+    const profile = 'displayName: Index\ncreatedAt: 2021-03-14T09:26:53Z\n';
+    const dir = contentWith({ 'profiles/index.yaml': profile, 'creators/index.yaml': 'category: art\n' });
+    expect(report(dir)).toMatchInlineSnapshot(`
+      [
+        "creators/index.yaml: \`index\` is a name the site keeps for itself: \`p/index.html\` is the folder page of \`/p/\`: the profile page would answer at \`/p\`, not \`/p/index\`
+          hint: rename the file, e.g. to \`index-1.yaml\` or \`theindex.yaml\`",
+        "profiles/index.yaml: \`index\` is a name the site keeps for itself: \`p/index.html\` is the folder page of \`/p/\`: the profile page would answer at \`/p\`, not \`/p/index\`
+          hint: rename the file, e.g. to \`index-1.yaml\` or \`theindex.yaml\`",
+      ]
+    `);
+    expect(loadContent(dir).content.profiles.has('index')).toBe(false);
+    // Only the whole name: one that starts with it is anyone's.
+    expect(loadContent(contentWith({ 'profiles/index-1.yaml': profile })).problems).toEqual([]);
+  });
+  test('a views key YAML reads as a number is refused, not counted for another profile', () => {
+    const dir = contentWith({ 'profiles/12.yaml': 'displayName: Twelve\ncreatedAt: 2021-03-14T09:26:53Z\n', 'stats/views.yaml': 'dave: 5\n012: 9\n' });
+    const r = loadContent(dir);
+    expect(r.problems.map((p) => formatProblem(p, dir))).toEqual([
+      'stats/views.yaml:2:1: the key `012` is read as the number `12`, not as text\n    hint: put it in quotes, `"012":`, to keep it as written',
+    ]);
+    expect(r.content.views.get('12')).toBeUndefined();
+  });
   test('views for a missing profile are a warning, not a failure', () => {
     const dir = contentWith({ 'stats/views.yaml': 'dave: 5\nghost: 9\n' });
     const r = loadContent(dir);
@@ -141,4 +189,42 @@ describe('problem formats', () => {
     const line = formatProblemGithub({ file: 'content/profiles/bob.yaml', line: 3, column: 1, keyPath: 'vews', message: 'unknown key `vews`', hint: 'did you mean `views`?' });
     expect(line).toBe('::error file=content/profiles/bob.yaml,line=3,col=1::`vews`: unknown key `vews` (did you mean `views`?)');
   });
+
+  test('a file name from a pull request cannot add properties or end them in a GitHub annotation', () => {
+    // Names a contributor can commit: each tries to set `title`, close the properties early, or start a new command line.
+    const names = ['a,title=Approved.yaml', 'b::warning file=x::c.yaml', 'd%0Ae,line=1.yaml', 'f\n::error file=g::h.yaml', 'i\r,col=9.yaml'];
+    const dir = contentWith(Object.fromEntries(names.map((n) => [`profiles/${n}`, 'displayName: X\ncreatedAt: 2021-03-14T09:26:53Z\n'])));
+    const problems = loadContent(dir).problems.filter((p) => names.some((n) => p.file.endsWith(n)));
+    expect(problems.map((p) => path.basename(p.file)).sort()).toEqual([...names].sort());
+    for (const p of problems) {
+      const annotation = formatProblemGithub(p, dir);
+      const parsed = parseWorkflowCommand(annotation);
+      expect(parsed, annotation).toEqual({
+        command: 'error',
+        properties: { file: path.relative(dir, p.file), ...(p.line ? { line: String(p.line), col: String(p.column ?? 1) } : {}) },
+        data: expect.stringContaining(p.message),
+      });
+    }
+  });
 });
+
+/**
+ * One line of stdout as the GitHub runner reads a workflow command (actions/runner ActionCommand.TryParseV2):
+ * `::name k=v,k=v::data`, properties split at `,` then at the first `=`, each value and the data unescaped.
+ */
+function parseWorkflowCommand(line: string) {
+  expect(line).not.toMatch(/[\r\n]/);
+  const end = line.indexOf('::', 2);
+  if (!line.startsWith('::') || end < 0) throw new Error(`not a workflow command: ${line}`);
+  const info = line.slice(2, end);
+  const space = info.indexOf(' ');
+  const name = space < 0 ? info : info.slice(0, space);
+  const unescapeData = (s: string) => s.replace(/%0D/gi, '\r').replace(/%0A/gi, '\n').replace(/%25/g, '%');
+  const unescapeProperty = (s: string) => unescapeData(s.replace(/%3A/gi, ':').replace(/%2C/gi, ','));
+  const properties: Record<string, string> = {};
+  for (const pair of (space < 0 ? '' : info.slice(space + 1)).split(',').filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (eq > 0) properties[pair.slice(0, eq)] = unescapeProperty(pair.slice(eq + 1));
+  }
+  return { command: name, properties, data: unescapeData(line.slice(end + 2)) };
+}

@@ -134,14 +134,39 @@ describe.skipIf(!workerdRuns)('Cloudflare Workers under wrangler dev', () => {
     expect(fs.existsSync(path.join(dist, 'client', 'p', 'alice.html.gz'))).toBe(false);
   });
 
-  test('a page is served at its address, its .html address redirects there', async () => {
+  test('a page is served at its address, by the Worker (run_worker_first); its .html address is a 404', async () => {
     const res = await get('/p/alice');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await res.text()).toBe(fs.readFileSync(path.join(dist, 'client', 'p', 'alice.html'), 'utf8'));
     const html = await get('/p/alice.html');
-    expect(html.status).toBe(307);
-    expect(html.headers.get('location')).toBe('/p/alice');
+    expect(html.status).toBe(404);
+    expect(await html.text()).toBe(fs.readFileSync(path.join(dist, 'client', '404.html'), 'utf8'));
+  });
+
+  test('Workers and the Node server give one answer: dot segments, /404, .html and trailing-slash addresses, every method on a page', async () => {
+    const node = sharedBuild().base;
+    // The parts of an answer that differ between two requests to the same server.
+    const stable = (text: string) => text.replace(/"timestamp":"[^"]+"/g, '').replace(/"executionTimeMs":[\d.]+/g, '');
+    const preflight = { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' };
+    const cases: [string, string, Record<string, string>?][] = [
+      ['GET', '/x/../p/alice'], ['GET', '/x/%2e%2E/p/alice'], ['GET', '/p/./alice'], ['GET', '/x/../api/v1/users/alice'],
+      ['GET', '/404'], ['GET', '/404.html'], ['GET', '/index'], ['GET', '/index.html'], ['GET', '/docs.html'], ['GET', '/docs/'], ['GET', '/p/'],
+      ['GET', '/p/alice'], ['GET', '/p/alice.html'], ['GET', '/p/alice/'], ['GET', '/p/nobody'], ['GET', '/nowhere'],
+      ['OPTIONS', '/p/alice', preflight], ['OPTIONS', '/p/x', preflight], ['POST', '/p/alice'], ['POST', '/p/x'], ['DELETE', '/p/alice'], ['PUT', '/'],
+      ['HEAD', '/p/alice'], ['OPTIONS', '/', preflight],
+    ];
+    const view = (r: Awaited<ReturnType<typeof rawRequest>>) => ({
+      status: r.status, allow: r.header('allow'), type: r.header('content-type'), location: r.header('location'), etag: r.header('etag'),
+      cors: r.header('access-control-allow-origin'), preflight: r.header('access-control-allow-headers'), body: stable(r.text),
+    });
+    // All at once: wrangler dev keeps each connection open 5 s after its answer, despite `Connection: close`.
+    const answers = await Promise.all(cases.map(async ([method, target, headers]) => {
+      const [w, n] = await Promise.all([rawRequest(base, target, { method, headers }), rawRequest(node, target, { method, headers })]);
+      return { request: `${method} ${target}`, workers: view(w), node: view(n) };
+    }));
+    for (const a of answers) expect(a.workers, a.request).toEqual(a.node);
   });
 
   test('what no file answers reaches the Worker, not the asset server\'s empty 404', async () => {

@@ -1,4 +1,5 @@
 // Reading a request target: origin-form, absolute-form (RFC 9112 §3.2.2), queries and fragments.
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { splitTarget } from '../../src/http/request.ts';
 
@@ -23,5 +24,18 @@ describe('request targets', () => {
   test('anything else that is not a path stays as it is, and matches no route', () => {
     expect(split('*').path).toBe('*');
     expect(split('alice').path).toBe('alice');
+  });
+
+  test('dot segments are resolved as the WHATWG URL parser resolves them (what Workers and nginx see)', () => {
+    expect(split('/x/../p/alice?u=1')).toEqual({ method: 'GET', path: '/p/alice', search: 'u=1' });
+    expect(split('/x/%2E%2e/api/v1/users/alice').path).toBe('/api/v1/users/alice');
+    // Never above the root; an encoded slash is no segment boundary.
+    expect(split('/../../package.json').path).toBe('/package.json');
+    expect(split('/p/..%2F..%2Fpackage.json').path).toBe('/p/..%2F..%2Fpackage.json');
+    const segment = fc.constantFrom('.', '..', '%2e', '%2E', '.%2e', '%2e.', '%2e%2E', '...', '..a', 'a', 'p', '', '%2f', 'b.c');
+    fc.assert(fc.property(fc.array(segment, { maxLength: 8 }), (segments) => {
+      const path = `/${segments.join('/')}`;
+      expect(split(path).path, path).toBe(new URL(`http://h${path}`).pathname);
+    }), { numRuns: 2000 });
   });
 });

@@ -79,6 +79,32 @@ describe('profile schema', () => {
     `);
   });
 
+  test('createdAt and suspension.at are in the years 1970 to 9999, in UTC as published', () => {
+    // Each date's UTC instant, as answers publish it, has a four-digit year: RFC 3339, OpenAPI's `date-time`.
+    for (const ok of ['1970-01-01T00:00:00Z', '1970-01-02T00:00:00+23:59', '9999-12-31T23:59:59.999Z', '9999-12-30T23:59:59-23:59', '9999-12-31T23:59:59-00:00']) {
+      expect(new Date(value(`displayName: A\ncreatedAt: ${ok}\n`).createdAt).toISOString(), ok).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(value(`${BASE}suspension:\n  reason: spam\n  at: ${ok}\n`).suspension?.at, ok).toBe(ok);
+    }
+    expect(problems('displayName: A\ncreatedAt: 9999-12-31T23:59:59-23:59\n')).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:2:12 \`createdAt\`: must be in the years 1970 to 9999, and in UTC (\`Z\`) on 1970-01-01 and 9999-12-31: answers publish it in UTC with a four-digit year",
+      ]
+    `);
+    expect(problems('displayName: A\ncreatedAt: 0000-01-01T00:00:00+01:00\n')).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:2:12 \`createdAt\`: must be in the years 1970 to 9999, and in UTC (\`Z\`) on 1970-01-01 and 9999-12-31: answers publish it in UTC with a four-digit year",
+      ]
+    `);
+    expect(problems(`${BASE}suspension:\n  reason: spam\n  at: 1970-01-01T00:30:00+01:00\n`)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:5:7 \`suspension.at\`: must be in the years 1970 to 9999, and in UTC (\`Z\`) on 1970-01-01 and 9999-12-31: answers publish it in UTC with a four-digit year",
+      ]
+    `);
+    expect(problems('displayName: A\ncreatedAt: 1969-12-31T23:59:59Z\n')).toHaveLength(1);
+    // Not a date at all: the format's message only.
+    expect(problems('displayName: A\ncreatedAt: yesterday\n')).toHaveLength(1);
+  });
+
   test('avatar is a plain image file name', () => {
     expect(value(`${BASE}avatar: alice.png\n`).avatar).toBe('alice.png');
     expect(problems(`${BASE}avatar: ../secret.png\n`)).toMatchInlineSnapshot(`
@@ -300,5 +326,19 @@ describe('creator, decoration and stats schemas', () => {
         "profiles/alice.yaml:1:1: \`Dave\` must be a username: 1 to 32 characters of a-z, 0-9, \`_\` and \`-\`, starting with a letter or digit",
       ]
     `);
+  });
+  test('views stats: a key YAML reads as a number, boolean or null is refused; quoted it is kept', () => {
+    expect(problems('dave: 1\n012: 5\n1e3: 2\ntrue: 3\n', ViewsStatsSchema)).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:2:1: the key \`012\` is read as the number \`12\`, not as text
+          hint: put it in quotes, \`"012":\`, to keep it as written",
+        "profiles/alice.yaml:3:1: the key \`1e3\` is read as the number \`1000\`, not as text
+          hint: put it in quotes, \`"1e3":\`, to keep it as written",
+        "profiles/alice.yaml:4:1: the key \`true\` is read as the boolean \`true\`, not as text
+          hint: put it in quotes, \`"true":\`, to keep it as written",
+      ]
+    `);
+    const r = parseYamlFile('stats/views.yaml', '"012": 5\n"12": 4\n\'true\': 1\n', ViewsStatsSchema);
+    expect(r.ok && r.value).toEqual({ '012': 5, '12': 4, true: 1 });
   });
 });

@@ -200,6 +200,17 @@ describe('new:profile refuses', () => {
     `);
   });
 
+  test('a name the site keeps for itself', () => {
+    const r = newProfile(['index']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatchInlineSnapshot(`
+      "new:profile: \`index\` is a name the site keeps for itself: \`p/index.html\` is the folder page of \`/p/\`: the profile page would answer at \`/p\`, not \`/p/index\`
+          hint: choose another, e.g. \`index-1\`
+      "
+    `);
+    expect(fs.existsSync(path.join(content, 'profiles', 'index.yaml'))).toBe(false);
+  });
+
   test('a display name the schema refuses, before writing anything', () => {
     const r = newProfile(['henry', '--display-name', 'x'.repeat(65)]);
     expect(r.status).toBe(1);

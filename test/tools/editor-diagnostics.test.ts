@@ -50,6 +50,7 @@ const EDITOR_WORDING: { check: RegExp; editor: string }[] = [
   { check: /^must be a whole number >= 0$/, editor: 'Value is below the minimum of 0.' },
   { check: /^must have at most 32 links$/, editor: 'Array has too many items. Expected 32 or fewer.' },
   { check: /^a key appears twice in the same mapping$/, editor: 'Map keys must be unique' },
+  { check: /^the key `.*` is read as .*, not as text$/, editor: 'Incorrect type. Expected "string".' },
   { check: /^custom YAML tags are not allowed \((Unresolved tag: .*)\)$/, editor: '$1' },
 ];
 
@@ -99,6 +100,8 @@ DisplayName: Emil
 createdAt: 2021-03-14T09:26:53Z
 `,
   'profiles/jo.yaml': 'displayName: Jo\ncreatedAt: 2021-03-14T09:26:53Z\ncreatedAt: 2021-03-15T09:26:53Z\n',
+  'profiles/rita.yaml': 'displayName: Rita\ncreatedAt: 9999-12-31T23:59:59-23:59\nsuspension:\n  reason: spam\n  at: 0000-01-01T00:00:00+01:00\n',
+  'profiles/quin.yaml': 'displayName: Quin\ncreatedAt: 2021-03-14T09:26:53Z\nprivate:\n  007: agent\n  true: yes\n',
   'profiles/Eve.yaml': 'displayName: Eve\ncreatedAt: 2021-03-14T09:26:53Z\n',
   'profiles/fritz.yaml': 'displayName: Fritz\ncreatedAt: 2021-03-14T09:26:53Z\navatar: fritz.png\n',
   'profiles/gus.yaml': 'displayName: Gus\ncreatedAt: 2021-03-14T09:26:53Z\ndecoration: moon\n',
@@ -120,7 +123,7 @@ socials:
   'creators/nobody.yaml': 'category: art\n',
   'decorations/neon.yaml': 'nmae: Neon\nfile: neon.svg\n',
   'decorations/moon.yaml': 'name: Moon\nfile: moon.png\n',
-  'stats/views.yaml': 'dave: 1337\nAlice: 3\nkate: -1\n',
+  'stats/views.yaml': 'dave: 1337\nAlice: 3\nkate: -1\n012: 4\n',
 };
 
 /** Good files beyond the fixture: edges where the editor must agree that nothing is wrong. */
