@@ -41,6 +41,23 @@ export const charLength = (s: string) => [...s].length;
 
 // C0/C1 control characters except tab and newline: invisible, and they break terminals and logs.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+/**
+ * Bidirectional embeddings, overrides and isolates (U+202A-202E, U+2066-2069): they reorder how
+ * the text around them reads, so a link or a name can show other than what it is (CVE-2021-42574).
+ * The marks U+200E and U+200F stay allowed: right-to-left names use them.
+ */
+export const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/u;
+const BIDI_RULE = 'must not contain bidirectional control characters (U+202A-202E, U+2066-2069): they change how the text around them reads';
+/** A UTF-16 surrogate with no partner: a YAML `\uD800` escape, which no UTF-8 output can carry. */
+export const LONE_SURROGATE = /[\ud800-\udfff]/u;
+const SURROGATE_RULE = 'must not contain a lone surrogate (a `\\uD800`-`\\uDFFF` escape without its pair): it is no character';
+/**
+ * What does not show: white space, format characters (zero-width spaces and joiners, the BOM, soft
+ * hyphens), marks with nothing to sit on, and the blank letters of Hangul and Braille.
+ */
+const INVISIBLE = /[\s\p{Cf}\p{Mn}\p{Me}\u115f\u1160\u3164\uffa0\u2800]/gu;
+/** Whether the text has a character that shows: "must not be empty" counts only those. */
+export const hasVisible = (s: string) => s.replace(INVISIBLE, '').length > 0;
 
 /**
  * A rule a Zod refinement checks, as a JSON Schema pattern with the same message, for the editor
@@ -62,18 +79,26 @@ export const text = (max: number, { multiline = false } = {}) => {
   const editorPatterns: EditorPattern[] = [
     { pattern: `^[\\s\\S]{0,${max}}$`, message: tooLong },
     { pattern: multiline ? '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' : '^[^\\u0000-\\u001f\\u007f-\\u009f]*$', message: control },
+    { pattern: '^[^\\u202a-\\u202e\\u2066-\\u2069]*$', message: BIDI_RULE },
+    { pattern: '^[^\\ud800-\\udfff]*$', message: SURROGATE_RULE },
   ];
   return z.string({ error: 'must be text' })
     .refine((s) => charLength(s) <= max, { error: tooLong })
     .refine((s) => !CONTROL.test(s) && (multiline || !/[\t\n]/.test(s)), { error: control })
+    .refine((s) => !BIDI_CONTROL.test(s), { error: BIDI_RULE })
+    .refine((s) => !LONE_SURROGATE.test(s), { error: SURROGATE_RULE })
     .meta({ editorPatterns });
 };
 
 /**
- * The editor pattern of the "must not be empty" refinements (`s.trim()` is empty exactly when the
- * text has no `\S`): `.meta({ editorNotEmpty: NOT_EMPTY })` beside them.
+ * The editor pattern of the "must not be empty" refinements (`hasVisible`: a character that is not
+ * white space or invisible): `.meta({ editorNotEmpty: NOT_EMPTY })` beside them.
  */
-export const NOT_EMPTY: EditorPattern = { pattern: '\\S', message: 'must not be empty' };
+export const NOT_EMPTY: EditorPattern = { pattern: '[^\\s\\p{Cf}\\p{Mn}\\p{Me}\\u115f\\u1160\\u3164\\uffa0\\u2800]', message: 'must not be empty' };
+
+/** Characters an address may not hold anywhere: controls (NUL, U+0085), spaces, bidirectional controls. */
+export const URL_FORBIDDEN = /[\u0000-\u0020\u007f-\u009f\u00a0\u1680\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff\ud800-\udfff]/u;
+export const URL_FORBIDDEN_RULE = 'must not contain spaces, control, invisible or bidirectional control characters: percent-encode them (`%20`)';
 
 /**
  * The years a date may have: 1970 to 9999, and on the first and last day in UTC (`Z`, `±00:00`), so

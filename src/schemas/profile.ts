@@ -1,5 +1,5 @@
 import { z } from 'astro/zod';
-import { DECORATION_ID_PATTERN, DateTimeSchema, HOST_PATTERN, IMAGE_FILE_PATTERN, IMAGE_TYPES, NOT_EMPTY, charLength, text } from './common.ts';
+import { DECORATION_ID_PATTERN, DateTimeSchema, HOST_PATTERN, IMAGE_FILE_PATTERN, IMAGE_TYPES, NOT_EMPTY, text, URL_FORBIDDEN, URL_FORBIDDEN_RULE, hasVisible } from './common.ts';
 
 /** The badges a profile can carry, in the order they are listed in answers. */
 export const BADGES = ['verified', 'official', 'helper'] as const;
@@ -20,17 +20,21 @@ export const SocialSchema = z.strictObject({
     hostname: z.regexes.domain,
     error: URL_RULE,
   }).max(2048, { error: 'must be at most 2048 characters' })
+    .refine((u) => !URL_FORBIDDEN.test(u), { error: URL_FORBIDDEN_RULE })
     .meta({
       description: 'The full address of the profile on that platform, `https://` or `http://`, e.g. `https://github.com/alice`.',
       // The scheme only: the host is checked on the parsed URL (IDNA, percent-decoding), which a pattern cannot follow.
-      editorPatterns: [{ pattern: '^https?:', caseInsensitive: true, message: URL_RULE }],
+      editorPatterns: [
+        { pattern: '^https?:', caseInsensitive: true, message: URL_RULE },
+        { pattern: `^[^${URL_FORBIDDEN.source.slice(1, -1)}]*$`, message: URL_FORBIDDEN_RULE },
+      ],
     }),
 });
 export type Social = z.infer<typeof SocialSchema>;
 
 export const SuspensionSchema = z.strictObject({
   /** A short machine-friendly reason, e.g. `spam`. Published as `banInfo.reason`. */
-  reason: text(200).refine((s) => s.trim().length > 0, { error: 'must not be empty' })
+  reason: text(200).refine(hasVisible, { error: 'must not be empty' })
     .meta({ editorNotEmpty: NOT_EMPTY, description: 'A short machine-friendly reason, e.g. `spam`; at most 200 characters. Published as `banInfo.reason`.' }),
   /** The notice shown on the profile page and published as `banInfo.message`. */
   message: text(1000, { multiline: true }).optional()
@@ -43,7 +47,7 @@ export type Suspension = z.infer<typeof SuspensionSchema>;
 /** One profile: `content/profiles/<username>.yaml`. The file name is the username. */
 export const ProfileSchema = z.strictObject({
   /** The name shown for the profile: 1-64 characters, any Unicode. */
-  displayName: text(64).refine((s) => charLength(s.trim()) >= 1, { error: 'must not be empty' })
+  displayName: text(64).refine(hasVisible, { error: 'must not be empty' })
     .meta({ editorNotEmpty: NOT_EMPTY, description: 'The name shown for the profile: 1-64 characters, any Unicode (an emoji counts as one).' }),
   /** About the person, shown as plain text (never as markup). At most 1000 characters. */
   bio: text(1000, { multiline: true }).default('')

@@ -201,6 +201,38 @@ describe('profile schema', () => {
     `);
   });
 
+  test('text carries no bidirectional controls or lone surrogates; a name must show (invisible characters alone are empty)', () => {
+    const name = (yaml: string) => problems(`displayName: "${yaml}"\ncreatedAt: 2021-03-14T09:26:53Z\n`);
+    expect([...name('\\u200b\\u2060\\ufeff'), ...name('\\u3164\\u3164'), ...name('\\u0301\\u0301')]).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:1:14 \`displayName\`: must not be empty",
+        "profiles/alice.yaml:1:14 \`displayName\`: must not be empty",
+        "profiles/alice.yaml:1:14 \`displayName\`: must not be empty",
+      ]
+    `);
+    expect([...name('evil\\u202egnp.exe'), ...name('a\\ud800b')]).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:1:14 \`displayName\`: must not contain bidirectional control characters (U+202A-202E, U+2066-2069): they change how the text around them reads",
+        "profiles/alice.yaml:1:14 \`displayName\`: must not contain a lone surrogate (a \`\\uD800\`-\`\\uDFFF\` escape without its pair): it is no character",
+      ]
+    `);
+    expect(problems(`${BASE}bio: "x\\udc00"\n`)).toHaveLength(1);
+    // Right-to-left names keep their marks; a letter with marks shows; an emoji sequence with joiners shows.
+    for (const ok of ['\\u200fنور حداد', 'e\\u0301', '👩\\u200d💻']) expect(name(ok), ok).toEqual([]);
+  });
+
+  test('a social URL carries no control, space or bidirectional character, not even where the URL parser would take it', () => {
+    const url = (u: string) => problems(`${BASE}socials:\n  - platform: x\n    url: "${u}"\n`);
+    expect([...url('https://x.com/a\\u0000b'), ...url('https://x.com/a\\u0085'), ...url('https://x.com/\\u202emoc.live')]).toMatchInlineSnapshot(`
+      [
+        "profiles/alice.yaml:5:10 \`socials[0].url\`: must not contain spaces, control, invisible or bidirectional control characters: percent-encode them (\`%20\`)",
+        "profiles/alice.yaml:5:10 \`socials[0].url\`: must not contain spaces, control, invisible or bidirectional control characters: percent-encode them (\`%20\`)",
+        "profiles/alice.yaml:5:10 \`socials[0].url\`: must not contain spaces, control, invisible or bidirectional control characters: percent-encode them (\`%20\`)",
+      ]
+    `);
+    expect(url('https://x.com/%E2%80%AE')).toEqual([]);
+  });
+
   test('suspension needs a reason and a date; the message is optional', () => {
     expect(value(`${BASE}suspension:\n  reason: spam\n  at: 2025-06-30T18:45:00Z\n`).suspension).toEqual({ reason: 'spam', at: '2025-06-30T18:45:00Z' });
     expect(problems(`${BASE}suspension:\n  message: gone\n`)).toMatchInlineSnapshot(`
