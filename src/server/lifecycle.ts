@@ -59,12 +59,59 @@ export function connectionLimits(env: NodeJS.ProcessEnv = process.env): Connecti
 export const serverOptions = (limits: ConnectionLimits): http.ServerOptions => ({ connectionsCheckingInterval: limits.checkingInterval });
 
 export function applyConnectionLimits(server: http.Server, limits: ConnectionLimits): void {
-  server.maxConnections = limits.maxConnections;
+  // Node closes a connection past its own limit before anyone sees it; ours (`evictWhenFull`) is
+  // kept a little below, so the connection that arrives when all are taken can take a slot.
+  server.maxConnections = limits.maxConnections + EVICTION_ROOM;
+  evictWhenFull(server, limits.maxConnections);
   server.headersTimeout = Math.min(limits.headersTimeout, limits.requestTimeout);
   server.requestTimeout = limits.requestTimeout;
   server.keepAliveTimeout = limits.keepAliveTimeout;
   // Without a 'timeout' listener Node destroys the socket when it fires.
   server.timeout = limits.idleTimeout;
+}
+
+/** Connections Node itself accepts beyond MAX_CONNECTIONS while the evicted ones close. */
+const EVICTION_ROOM = 16;
+
+/**
+ * When every one of `max` connections is taken, the newest takes the slot of the one that has
+ * waited longest without a request under way: a client sending its headers a byte at a time
+ * (slowloris), or one kept alive with nothing to ask. Before, 100 such sockets under
+ * `MAX_CONNECTIONS=100` locked every other client out until the headers timeout cut them (12 s).
+ * A client whose request is being answered is never evicted; when all are, the newcomer is refused,
+ * as Node refused it. The oldest waiting connection is the first of a Map kept in waiting order.
+ */
+export function evictWhenFull(server: http.Server, max: number): void {
+  const open = new Set<net.Socket>();
+  /** Connections with no request under way, oldest wait first. */
+  const idle = new Map<net.Socket, true>();
+  server.on('connection', (socket: WaitingSocket) => {
+    open.add(socket);
+    idle.set(socket, true);
+    socket[idleOf] = idle;
+    socket.once('close', () => {
+      open.delete(socket);
+      idle.delete(socket);
+    });
+    if (open.size <= max) return;
+    const oldest = idle.keys().next().value;
+    (oldest !== undefined && oldest !== socket ? oldest : socket).destroy();
+  });
+  server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    idle.delete(req.socket);
+    // A shared function, no closure per answer: it reads the connection from the request.
+    res.once('finish', waitingAgain);
+  });
+}
+
+/** The waiting order a connection belongs to (`evictWhenFull`). */
+const idleOf = Symbol('idleOf');
+type WaitingSocket = net.Socket & { [idleOf]?: Map<net.Socket, true> };
+
+/** Its answer out, a kept-alive connection waits again: at the end of the order. */
+function waitingAgain(this: http.ServerResponse): void {
+  const socket = this.req.socket as WaitingSocket;
+  if (!socket.destroyed) socket[idleOf]?.set(socket, true);
 }
 
 /**

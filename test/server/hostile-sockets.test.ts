@@ -195,6 +195,30 @@ describe('slow headers', () => {
   }, 30_000);
 });
 
+describe('every slot taken by slow headers', () => {
+  test('a new client takes the slot of the one waiting longest for its headers, at once, not after the headers timeout', async () => {
+    // The headers timeout far away: only the eviction can let the client in.
+    const { port, server } = await serveRelease({ HEADERS_TIMEOUT_MS: '60000', MAX_CONNECTIONS: '4' });
+    const closed: number[] = [];
+    const slow: net.Socket[] = [];
+    // One at a time, each accepted and its first bytes written before the next: an order of waiting.
+    for (let i = 0; i < 4; i++) {
+      const s = net.connect(port, '127.0.0.1');
+      s.on('error', () => {});
+      s.on('close', () => closed.push(i));
+      await new Promise((resolve) => s.write('GET /api/v1/users/alice HTTP/1.1\r\nHost: x\r\nX-Slow: a', resolve));
+      slow.push(s);
+    }
+    const r = await fetch(`${server.base}/api/v1/users/alice`, { signal: AbortSignal.timeout(5_000) });
+    expect(r.status).toBe(200);
+    expect(((await r.json()) as { data: { username: string } }).data.username).toBe('alice');
+    // The oldest slow one made room; the others still wait.
+    await new Promise<void>((resolve) => { const check = () => (closed.length ? resolve() : setTimeout(check, 5)); check(); });
+    expect(closed).toEqual([0]);
+    for (const s of slow) s.destroy();
+  }, 30_000);
+});
+
 describe('malformed requests get well-formed answers', () => {
   test('two Host headers: a JSON 400 (RFC 9112 §3.2), whichever comes first', async () => {
     const { server } = await serveRelease();
