@@ -17,7 +17,7 @@ parseCli({
     DIST_DIR: 'the build to serve (default ./dist); a new build swapped in there is served at once',
     FILE_CACHE_MB: 'megabytes of file bodies kept in memory (default 128; 0 reads every answer from disk)',
     ACCESS_LOG: 'a file to append an access log to, in the combined format (`-`: stdout); SIGHUP reopens it (default: no log)',
-    MAX_CONNECTIONS: 'connections open at once; more are closed on accept (default 8192, or the open-file limit less 256)',
+    MAX_CONNECTIONS: 'connections open at once; past it a newcomer takes the slot of the one waiting longest with no request (default 8192, or the open-file limit less 256)',
     SOCKET_IDLE_MS: 'a socket silent either way this long is closed (default 15000)',
     HEADERS_TIMEOUT_MS: 'a request\'s headers must arrive within this, else a 408 and the connection closed (default 10000)',
     REQUEST_TIMEOUT_MS: 'a whole request must arrive within this (default 30000)',
