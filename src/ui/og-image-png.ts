@@ -89,7 +89,7 @@ function palette(hue: number): Buffer {
  * Returns the names of every preview the profiles use.
  */
 export async function writePreviewImages(dir: string, users: Iterable<{ username: string; displayName: string }>, have: (file: string) => boolean = () => false): Promise<string[]> {
-  const wanted = new Map<string, { hue: number; glyph: string | null }>();
+  const wanted = new Map<string, { hue: number; glyph: string | null; username: string }>();
   const all = new Set<string>();
   for (const u of users) {
     const hue = previewHue(u.username);
@@ -97,7 +97,7 @@ export async function writePreviewImages(dir: string, users: Iterable<{ username
     const file = generatedPreviewFile(hue, glyph);
     if (all.has(file)) continue;
     all.add(file);
-    if (!have(file)) wanted.set(file, { hue, glyph });
+    if (!have(file)) wanted.set(file, { hue, glyph, username: u.username });
   }
   if (!wanted.size) return [...all];
   // The glyphs in renders of GLYPHS_PER_WORKER, each deflated at once so only one render's masks are
@@ -119,10 +119,15 @@ export async function writePreviewImages(dir: string, users: Iterable<{ username
   }
   fs.mkdirSync(dir, { recursive: true });
   const palettes = new Map<number, Buffer>();
-  for (const [file, { hue, glyph }] of wanted) {
+  for (const [file, { hue, glyph, username }] of wanted) {
     let plte = palettes.get(hue);
     if (!plte) palettes.set(hue, plte = palette(hue));
-    fs.writeFileSync(path.join(dir, file), Buffer.concat([SIGNATURE, IHDR, plte, idats.get(glyph)!, IEND]));
+    try {
+      fs.writeFileSync(path.join(dir, file), Buffer.concat([SIGNATURE, IHDR, plte, idats.get(glyph)!, IEND]));
+    } catch (e) {
+      // A failure here comes from a profile's content (its display name names the file): say whose.
+      throw new Error(`could not write the link preview of profiles/${username}.yaml (its \`displayName\`'s initial) as ${file}: ${(e as Error).message}`, { cause: e });
+    }
   }
   return [...all];
 }
