@@ -24,11 +24,14 @@ const body = (r: ApiResponse) => JSON.parse(typeof r.body === 'string' ? r.body 
 /** The operations a path item of OpenAPI 3.1 can hold. */
 const OPENAPI_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const ANSWERED = new Set(ALLOWED_METHODS.toLowerCase().split(', '));
-/** Every method but GET, HEAD and OPTIONS is a 405: each is an operation, so clients and validators know. */
+/**
+ * Every method but GET, HEAD and OPTIONS is a 405. They are described once (the info and
+ * `components.responses.MethodNotAllowed`), not as operations: a client generator makes a
+ * function for every operation, and one that can only fail is no use to anyone.
+ */
 const REFUSED_METHODS = OPENAPI_METHODS.filter((m) => !ANSWERED.has(m));
 
 const titleCase = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
-const capital = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 const constHeader = (description: string, value: string) => ({ description, schema: { type: 'string', const: value } });
 
 /** The headers every answer carries, values from the policy (src/http/headers.ts); Cache-Control varies by answer. */
@@ -39,7 +42,7 @@ const CACHEABLE_HEADERS = { ...COMMON_RESPONSE_HEADERS, 'Cache-Control': { $ref:
 const NO_STORE_HEADERS = { ...COMMON_RESPONSE_HEADERS, 'Cache-Control': { $ref: '#/components/headers/CacheControlNoStore' } };
 const WITH_ETAG = { ...CACHEABLE_HEADERS, ETag: { $ref: '#/components/headers/ETag' } };
 
-/** An operation as the document lists it: GET; HEAD, OPTIONS and the refused methods are derived from it. */
+/** A path's one operation, its GET: HEAD, OPTIONS and the refused methods are the same on every path, described once. */
 interface ReadRoute {
   id: string;
   tag: string;
@@ -104,26 +107,30 @@ function makeOpenApi(index: SiteIndex): Json {
     content: Object.fromEntries(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/svg+xml']
       .map((t) => [t, { schema: { type: 'string', contentMediaType: t } }])),
   });
-  const withoutBody = (responses: Record<string, Json>) =>
-    Object.fromEntries(Object.entries(responses).map(([status, { content: _none, ...r }]) => [status, r]));
   const requestErrorHeaders = { ...NO_STORE_HEADERS, Connection: constHeader('The connection is closed after the answer.', REQUEST_ERROR_HEADERS.connection!) };
   // Any request, whatever its method and path, can get these: about the request's bytes, or a
-  // failure of ours. Shared components (and a bodiless twin for HEAD), referenced by every operation.
+  // failure of ours. Shared components, referenced by every operation.
   const UNROUTED: Record<string, [string, Json]> = {
     414: ['UriTooLong', err('The request target is too long. Never stored by a cache.', example(requestError(414, `The request target is longer than ${MAX_TARGET_BYTES} bytes.`)), requestErrorHeaders)],
     431: ['HeaderFieldsTooLarge', err('The request headers are too large. Never stored by a cache.', example(requestError(431, 'The request headers are too large: send fewer or shorter headers (16 KiB in all at most).')), requestErrorHeaders)],
     500: ['InternalError', err('A failure of the server, never of the input. Never stored by a cache.', example(serverError()), NO_STORE_HEADERS)],
   };
   const responseComponents: Json = {};
-  for (const [name, response] of Object.values(UNROUTED)) {
-    responseComponents[name] = response;
-    const { content: _none, ...bodiless } = response;
-    responseComponents[`${name}Head`] = bodiless;
-  }
-  const unrouted = (head = false) => Object.fromEntries(Object.entries(UNROUTED)
-    .map(([status, [name]]) => [status, { $ref: `#/components/responses/${name}${head ? 'Head' : ''}` }]));
+  for (const [name, response] of Object.values(UNROUTED)) responseComponents[name] = response;
+  const unrouted = () => Object.fromEntries(Object.entries(UNROUTED).map(([status, [name]]) => [status, { $ref: `#/components/responses/${name}` }]));
+  // The answers of every path to the methods that are not its GET, described once (the info says
+  // so) rather than as operations on every path; no operation references them.
+  responseComponents.Preflight = {
+    description: 'The answer to `OPTIONS` on any path: a CORS preflight, allowed.',
+    headers: {
+      ...CACHEABLE_HEADERS,
+      'Access-Control-Allow-Methods': constHeader('The methods answered.', PREFLIGHT_HEADERS['access-control-allow-methods']!),
+      'Access-Control-Allow-Headers': constHeader('`*` does not cover `Authorization`, so it is named.', PREFLIGHT_HEADERS['access-control-allow-headers']!),
+      'Access-Control-Max-Age': constHeader('Seconds a browser may keep this preflight.', PREFLIGHT_HEADERS['access-control-max-age']!),
+    },
+  };
   responseComponents.MethodNotAllowed = {
-    description: 'Method not allowed: the API is read-only.',
+    description: `The answer to any method but ${ALLOWED_METHODS} on any path: the API is read-only.`,
     headers: { ...CACHEABLE_HEADERS, Allow: constHeader('The methods answered.', ALLOWED_METHODS) },
     content: {
       'application/json': {
@@ -135,46 +142,13 @@ function makeOpenApi(index: SiteIndex): Json {
     },
   };
 
-  /** The path item of a read-only route: GET, HEAD (GET without the body), OPTIONS, and a 405 for every other method. */
-  const readOnly = (route: ReadRoute): Json => {
-    const pathParams = route.parameters.filter((p) => p.in === 'path');
-    const common = { tags: [route.tag] };
-    const item: Json = {
-      get: { operationId: route.id, ...common, summary: route.summary, description: route.description, parameters: route.parameters, responses: { ...route.responses, ...unrouted() } },
-      head: {
-        operationId: `${route.id}Head`, ...common, summary: `${route.summary}: headers only`,
-        description: 'The same status and headers as GET (ETag, Content-Length), without a body.',
-        parameters: route.parameters, responses: { ...withoutBody(route.responses), ...unrouted(true) },
-      },
-      options: {
-        operationId: `${route.id}Preflight`, ...common, summary: 'CORS preflight',
-        description: 'Any origin may read this API: the preflight allows GET, HEAD and OPTIONS with any header, `Authorization` named.',
-        parameters: pathParams,
-        responses: {
-          ...unrouted(),
-          204: {
-            description: 'Allowed.',
-            headers: {
-              ...CACHEABLE_HEADERS,
-              'Access-Control-Allow-Methods': constHeader('The methods answered.', PREFLIGHT_HEADERS['access-control-allow-methods']!),
-              'Access-Control-Allow-Headers': constHeader('`*` does not cover `Authorization`, so it is named.', PREFLIGHT_HEADERS['access-control-allow-headers']!),
-              'Access-Control-Max-Age': constHeader('Seconds a browser may keep this preflight.', PREFLIGHT_HEADERS['access-control-max-age']!),
-            },
-          },
-        },
-      },
-    };
-    for (const method of REFUSED_METHODS) {
-      const verb = method.toUpperCase();
-      item[method] = {
-        operationId: `${route.id}${capital(method)}`, ...common, summary: `${verb} is refused`,
-        description: `The API is read-only: ${verb} is always a 405 that names the methods answered.`,
-        parameters: pathParams,
-        responses: { ...unrouted(), 405: { $ref: '#/components/responses/MethodNotAllowed' } },
-      };
-    }
-    return item;
-  };
+  /** The path item of a read-only route: its GET alone (HEAD, OPTIONS and the 405s are in the info). */
+  const readOnly = (route: ReadRoute): Json => ({
+    get: {
+      operationId: route.id, tags: [route.tag], summary: route.summary, description: route.description,
+      parameters: route.parameters, responses: { ...route.responses, ...unrouted() },
+    },
+  });
   const usernameMissing = error(400, 'MISSING_USERNAME', 'A username is required.');
   const userNotFound = error(404, 'USER_NOT_FOUND', 'No user is called `nobody`.');
 
@@ -187,10 +161,18 @@ function makeOpenApi(index: SiteIndex): Json {
     info: {
       title: 'Profile lookup API',
       version: API_VERSION,
-      description: 'Read-only public profiles. No key (`security: []`); open CORS. Successes and the errors of a URL itself '
+      description: [
+        'Read-only public profiles. No key (`security: []`); open CORS. Successes and the errors of a URL itself '
         + `(a bad parameter, 404, 405) are cacheable by an edge for 30 s and may be served stale 60 s more (\`${CACHE_CONTROL}\`). `
         + 'Errors about the request rather than its URL (unparseable or without `Host`: 400; 414; 431) and failures of the server (500) '
-        + `are \`Cache-Control: ${NO_STORE}\`, since a cache keys on the URL alone. Pre-rendered answers carry in \`meta.timestamp\` the time of the build that last changed their \`data\`.`,
+        + `are \`Cache-Control: ${NO_STORE}\`, since a cache keys on the URL alone.`,
+        `Every path answers the same three methods (\`Allow: ${ALLOWED_METHODS}\`); only GET is listed as an operation. `
+        + '`HEAD` gets the status and headers `GET` would (`ETag`, `Content-Length`), without a body. `OPTIONS` is a CORS preflight: '
+        + '`204` with the headers of `components.responses.Preflight`. Any other method '
+        + `(${REFUSED_METHODS.map((m) => `\`${m.toUpperCase()}\``).join(', ')}, or one HTTP does not define) is a \`405\` `
+        + `with \`Allow: ${ALLOWED_METHODS}\` and a \`METHOD_NOT_ALLOWED\` error: \`components.responses.MethodNotAllowed\`.`,
+        `JSON answers carry \`meta\`. ${PRERENDERED_META} ${ON_DEMAND_META} Each operation says which of its answers are which.`,
+      ].join('\n\n'),
     },
     servers: [{ url: index.siteUrl }],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -207,7 +189,9 @@ function makeOpenApi(index: SiteIndex): Json {
         id: 'getUser',
         tag: 'users',
         summary: 'A user by username',
-        description: 'Pre-rendered at the lowercase path; any other ASCII casing is answered on demand with the same `data`. `@` is not accepted here.',
+        description: 'Pre-rendered at the lowercase path; any other ASCII casing is answered on demand with the same `data`. `@` is not accepted here.\n\n'
+          + `\`meta\`: at the lowercase path, the pre-rendered file's: \`timestamp\` is when its \`data\` last changed, \`executionTimeMs\` is 0. `
+          + 'Other casings and errors are made on demand: `timestamp` is when the answer was made, `executionTimeMs` the time spent on it.',
         parameters: [{ name: 'username', in: 'path', required: true, schema: schema(UsernameParamSchema), example: name }],
         responses: {
           200: json(ref('UserBody'), 'The user. A suspended profile is 200 with `status: "suspended"` and `banInfo`.', userExample),
@@ -220,7 +204,9 @@ function makeOpenApi(index: SiteIndex): Json {
         id: 'findUser',
         tag: 'users',
         summary: 'A user by the query form',
-        description: 'The same answer as the path form, for input as people type it: spaces trimmed, one leading `@` stripped, ASCII case folded.',
+        description: 'The same answer as the path form, for input as people type it: spaces trimmed, one leading `@` stripped, ASCII case folded.\n\n'
+          + '`meta`: made on demand: `timestamp` is when the answer was made, `executionTimeMs` the time spent on it. '
+          + 'A static host (no handler) serves the lowercase name\'s pre-rendered file instead, with its `meta`: `timestamp` when its `data` last changed, `executionTimeMs` 0.',
         parameters: [{ name: 'username', in: 'query', required: true, schema: schema(UsernameQuerySchema), example: `@${name}` }],
         responses: {
           200: json(ref('UserBody'), 'The user.', userExample),
@@ -233,7 +219,9 @@ function makeOpenApi(index: SiteIndex): Json {
         id: 'listCreators',
         tag: 'creators',
         summary: 'Active creators, one page at a time',
-        description: 'Without parameters this is a pre-rendered file (the first page). Follow `links.next` to page on: cursors are keyset positions, so pages never repeat or skip an item.',
+        description: 'Without parameters this is a pre-rendered file (the first page). Follow `links.next` to page on: cursors are keyset positions, so pages never repeat or skip an item.\n\n'
+          + '`meta`: without parameters, the pre-rendered file\'s: `timestamp` is when the first page last changed, `executionTimeMs` is 0. '
+          + 'With any parameter, and for errors, made on demand: `timestamp` is when the answer was made, `executionTimeMs` the time spent on it.',
         parameters: creatorParams,
         responses: {
           200: {
@@ -308,6 +296,14 @@ function makeOpenApi(index: SiteIndex): Json {
     },
   };
 }
+
+/** What `meta` says on an answer the build wrote as a file (src/api/prerendered.ts). */
+const PRERENDERED_META = 'On an answer the build pre-rendered as a file (a user at the lowercase path, the creators list without parameters, '
+  + 'and an error file of a static host), `meta.timestamp` is the time of the build that last changed its `data` (an error file: the build\'s time), '
+  + 'not when the answer was sent, and `meta.executionTimeMs` is 0.';
+/** What `meta` says on an answer the handler makes (src/http/response.ts). */
+const ON_DEMAND_META = 'On an answer made on demand (other casings, the query form, the creators list with parameters, errors from the server or a Worker), '
+  + '`meta.timestamp` is when the answer was made and `meta.executionTimeMs` the milliseconds from the request\'s arrival to the answer (0 on a 5xx, which is not timed).';
 
 const COMMON_HEADER_NOTES: Record<string, string> = {
   'access-control-allow-origin': 'Open CORS: any origin may read the answer.',

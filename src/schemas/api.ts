@@ -69,10 +69,9 @@ export const CreatorSummarySchema = z.strictObject({
 export type CreatorSummary = z.infer<typeof CreatorSummarySchema>;
 
 export const MetaSchema = z.strictObject({
-  /** When the answer was made: for pre-rendered answers, the build that last changed its `data`. */
-  timestamp: z.iso.datetime(),
+  timestamp: z.iso.datetime().describe('Made on demand: when the answer was made. Pre-rendered (a file of the build): when its `data` last changed, not when it was sent.'),
   version: z.literal(API_VERSION),
-  executionTimeMs: z.number().min(0),
+  executionTimeMs: z.number().min(0).describe('Made on demand: milliseconds from the request\'s arrival to the answer. Pre-rendered: 0.'),
 });
 
 export const ErrorCodeSchema = z.enum([

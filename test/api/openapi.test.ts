@@ -7,7 +7,7 @@ import { z } from 'astro/zod';
 import { describe, expect, test } from 'vitest';
 import { buildOpenApi } from '../../src/api/openapi.ts';
 import { CreatorsBodySchema, ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
-import { sharedBuild } from '../support/built-server.ts';
+import { BUILD_EPOCH, sharedBuild } from '../support/built-server.ts';
 import { SITE_URL, fixtureSite } from '../support/helpers.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
 
@@ -18,11 +18,23 @@ const doc = buildOpenApi(index) as Json;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 
-/** The operation a request reaches: path templates matched segment by segment. */
-function operationFor(method: string, pathname: string): Json | undefined {
+/** Responses every request can get, whatever its method: the ones GET references besides its own. */
+const UNROUTED = ['414', '431', '500'];
+
+/**
+ * The responses a request can get, as the document says: GET is the path's one operation; HEAD gets
+ * GET's statuses and headers without a body; OPTIONS and every other method get the shared
+ * answers the info names (and, like any request, 414, 431 or 500).
+ */
+function responsesFor(method: string, pathname: string): Json | undefined {
   for (const [template, item] of Object.entries(doc.paths as Json)) {
     const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
-    if (pattern.test(pathname)) return (item as Json)[method.toLowerCase()];
+    if (!pattern.test(pathname)) continue;
+    const get = (item as Json).get.responses as Json;
+    if (method === 'GET' || method === 'HEAD') return get;
+    const unrouted = Object.fromEntries(UNROUTED.map((s) => [s, get[s]]));
+    const shared = method === 'OPTIONS' ? { 204: { $ref: '#/components/responses/Preflight' } } : { 405: { $ref: '#/components/responses/MethodNotAllowed' } };
+    return { ...unrouted, ...shared };
   }
   return undefined;
 }
@@ -36,11 +48,11 @@ const resolve = (o: Json): Json => (o.$ref ? o.$ref.slice(2).split('/').reduce((
  */
 function conforms(method: string, target: string, status: number, contentType: string | null, body: string, headers?: Headers) {
   const url = new URL(target, 'http://x');
-  const op = operationFor(method, url.pathname);
-  expect(op, `${method} ${url.pathname} is in the document`).toBeDefined();
-  expect(op!.responses[String(status)], `${method} ${target} → ${status} is declared`).toBeDefined();
-  const declared = resolve(op!.responses[String(status)]);
-  if (method === 'HEAD') expect(declared.content, `HEAD ${target} → ${status} has no body`).toBeUndefined();
+  const responses = responsesFor(method, url.pathname);
+  expect(responses, `${method} ${url.pathname} is in the document`).toBeDefined();
+  expect(responses![String(status)], `${method} ${target} → ${status} is declared`).toBeDefined();
+  const declared = resolve(responses![String(status)]);
+  if (method === 'HEAD') expect(body, `HEAD ${target} → ${status} has no body`).toBe('');
   for (const [name, h] of Object.entries((headers && declared.headers) ?? {})) {
     const fixed = resolve(h as Json).schema?.const;
     if (fixed !== undefined) expect(headers!.get(name), `${method} ${target} → ${status}: ${name}`).toBe(fixed);
@@ -83,16 +95,32 @@ describe('the OpenAPI document', () => {
     expect(doc.components.securitySchemes).toBeUndefined();
   });
 
-  test('every path documents GET, HEAD and OPTIONS, and a 405 for every other method', () => {
-    for (const [template, item] of Object.entries(doc.paths as Json)) {
-      expect(Object.keys(item as Json).sort(), template).toEqual(['delete', 'get', 'head', 'options', 'patch', 'post', 'put', 'trace']);
-      for (const method of ['put', 'post', 'delete', 'patch', 'trace']) {
-        const refused = resolve((item as Json)[method].responses['405']);
-        expect(refused.headers.Allow.schema.const, `${method} ${template}`).toBe('GET, HEAD, OPTIONS');
-      }
-      expect((item as Json).options.responses['204'], template).toBeDefined();
-      // HEAD answers what GET answers, without a body.
-      expect(Object.keys((item as Json).head.responses), template).toEqual(Object.keys((item as Json).get.responses));
+  test('every path has one operation, its GET: HEAD, OPTIONS and the refused methods are described once', () => {
+    const operations = Object.entries(doc.paths as Json).flatMap(([template, item]) => Object.keys(item as Json).map((m) => `${m} ${template}`));
+    expect(operations).toEqual([
+      'get /api/v1/users/{username}', 'get /api/v1/users', 'get /service-api/v1/creators', 'get /api/avatar', 'get /api/decoration', 'get /p/{username}',
+    ]);
+    const { MethodNotAllowed, Preflight } = doc.components.responses;
+    expect(MethodNotAllowed.headers.Allow.schema.const).toBe('GET, HEAD, OPTIONS');
+    expect(Object.keys(MethodNotAllowed.content['application/json'].examples)).toEqual(['PUT', 'POST', 'DELETE', 'PATCH', 'TRACE']);
+    expect(Preflight.headers['Access-Control-Allow-Methods'].schema.const).toBe('GET, HEAD, OPTIONS');
+    // No operation refers to them: the info does, where a reader and a generator look once.
+    expect(JSON.stringify(doc.paths)).not.toMatch(/MethodNotAllowed|Preflight/);
+    for (const said of ['`Allow: GET, HEAD, OPTIONS`', '`HEAD` gets the status and headers `GET` would', '`components.responses.Preflight`', '`components.responses.MethodNotAllowed`']) {
+      expect(doc.info.description).toContain(said);
+    }
+  });
+
+  test('says what `meta.timestamp` and `executionTimeMs` mean on each form of each JSON operation', () => {
+    expect(doc.info.description).toContain('`meta.timestamp` is the time of the build that last changed its `data`');
+    expect(doc.info.description).toContain('`meta.timestamp` is when the answer was made');
+    const meta = doc.components.schemas.UserBody.properties.meta.properties;
+    expect(meta.timestamp.description).toMatch(/Pre-rendered.*when its `data` last changed/);
+    expect(meta.executionTimeMs.description).toMatch(/Pre-rendered: 0/);
+    for (const template of ['/api/v1/users/{username}', '/api/v1/users', '/service-api/v1/creators']) {
+      const said = doc.paths[template].get.description as string;
+      expect(said, template).toMatch(/`executionTimeMs` is 0|`executionTimeMs` 0/);
+      expect(said, template).toContain('`timestamp` is when the answer was made');
     }
   });
 
@@ -167,6 +195,23 @@ describe('real answers validate against the document', () => {
     ['PUT', '/api/v1/users/alice'], ['DELETE', '/service-api/v1/creators'], ['PATCH', '/p/alice'], ['HEAD', '/service-api/v1/creators'],
     ['HEAD', '/api/v1/users/nobody'], ['HEAD', '/p/ALICE'], ['OPTIONS', '/service-api/v1/creators'], ['GET', `/api/v1/users/${'a'.repeat(9000)}`],
   ];
+
+  // What the descriptions say of `meta`, on real answers of each form.
+  test('a pre-rendered answer carries its build time and 0 ms; one made on demand, its own time', async () => {
+    const built = new Date(BUILD_EPOCH * 1000).toISOString();
+    for (const target of ['/api/v1/users/alice', '/service-api/v1/creators']) {
+      const { meta } = await (await fetch(base + target)).json();
+      expect(meta, target).toMatchObject({ timestamp: built, executionTimeMs: 0 });
+    }
+    for (const target of ['/api/v1/users/ALICE', '/api/v1/users?username=alice', '/service-api/v1/creators?limit=2', '/api/v1/users/nobody']) {
+      const before = Date.now();
+      const { meta } = await (await fetch(base + target)).json();
+      const at = Date.parse(meta.timestamp);
+      expect(at, target).toBeGreaterThanOrEqual(before - 1);
+      expect(at, target).toBeLessThanOrEqual(Date.now());
+      expect(meta.executionTimeMs, target).toBeGreaterThanOrEqual(0);
+    }
+  });
 
   test.each(requests)('%s %s', async (method, target, headers = {}) => {
     const r = await fetch(base + target, { method, headers, redirect: 'manual', body: ['POST', 'PUT', 'PATCH'].includes(method) ? '{}' : undefined });
