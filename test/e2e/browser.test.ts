@@ -101,6 +101,15 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('in a real browser', () => {
     test(`/p/${username} at 360 px: link card text is never broken mid-word, and stays inside its card`, async () => {
       const page = await browser.newPage({ viewport: { width: 360, height: 740 } });
       await page.goto(`${service.base}/p/${username}`);
+      // Besides the fixture's own cards, a copy of the first with a long hyphenated handle and address
+      // (the page's markup and CSS, longer text): the case that split words and widened the page.
+      await page.evaluate(() => {
+        const copy = document.querySelector('.socials li')!.cloneNode(true) as HTMLElement;
+        copy.querySelector('.social-handle')!.textContent = 'zoe-example/a-repository-with-a-really-long-name';
+        copy.querySelector('.url')!.textContent = 'www.extraordinarily-long-domain-name-for-testing.example/portfolio/illustrations-2025';
+        document.querySelector('.socials')!.append(copy);
+      });
+      const sideways = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       const cards = await page.evaluate(() => [...document.querySelectorAll('.socials a')].map((card) => {
         const box = card.getBoundingClientRect();
         const words: { word: string; lines: number; inside: boolean }[] = [];
@@ -117,7 +126,8 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('in a real browser', () => {
         return { words, label: card.querySelector('.social-label')!.textContent!.replace(/\s+/g, ' ').trim(), right: box.right };
       }));
       await page.close();
-      expect(cards.length, username).toBeGreaterThan(0);
+      expect(cards.length, username).toBeGreaterThan(1);
+      expect(sideways, username).toBeLessThanOrEqual(0);
       for (const card of cards) {
         expect(card.label).toMatch(/^\S.* · \S+$/);
         for (const w of card.words) expect(w, `${card.label}: ${w.word}`).toMatchObject({ lines: 1, inside: true });

@@ -93,6 +93,8 @@ describe('link cards', () => {
     expect(labelsOf(page('alice'))).toEqual(['GitHub · alice-example', 'YouTube · @alice-example']);
     expect(labelsOf(page('kate'))).toEqual(['Codeberg · kate-example']);
     expect(page('alice')).toContain('<a href="https://github.com/alice-example" title="https://github.com/alice-example"');
+    // The address line drops what every address has (scheme, `www.`, a trailing slash).
+    expect(byClass(page('alice'), 'url').map((u) => u.inner)).toEqual(['github.com/alice-example', 'youtube.com/@alice-example']);
   });
 
   test('handles: by the platform\'s rule, else the last path segment, else the host', () => {
