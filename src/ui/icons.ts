@@ -116,3 +116,42 @@ const BADGE_LABELS: Record<Badge, string> = { verified: 'Verified', official: 'O
 /** A badge's icon: decorative, since the badge's visible label is its name. */
 export const badgeIcon = (badge: Badge) => svg(BADGE_ICONS[badge], `icon badge-icon badge-${badge}`);
 export const badgeLabel = (badge: Badge) => BADGE_LABELS[badge];
+
+/** Decodes %xx for reading; a malformed escape stays as written. */
+function readable(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+// Platforms whose address names the person in more than the last path segment.
+const HANDLE_RULES = new Map<string, (segments: string[], host: string) => string | undefined>([
+  // Code hosts: `owner` or `owner/repo`, both meaningful.
+  ['github', (s) => s.slice(0, 2).join('/')],
+  ['gitlab', (s) => s.join('/')],
+  ['codeberg', (s) => s.slice(0, 2).join('/')],
+  // Fediverse: a handle needs its server (`@alice@mastodon.social`).
+  ['mastodon', (s, host) => (s[0]?.startsWith('@') ? `${s[0]}@${host}` : undefined)],
+  // `u/alice` and `r/art` are how Reddit writes them.
+  ['reddit', (s) => (s.length >= 2 && ['u', 'user', 'r'].includes(s[0]!) ? `${s[0] === 'user' ? 'u' : s[0]}/${s[1]}` : undefined)],
+]);
+
+/**
+ * The handle a link card shows for `url`: by the platform's rule where it has one, else the last
+ * non-empty path segment, else the host without `www.`; a `mailto:` address is its address.
+ */
+export function linkHandle(platform: string, url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.protocol === 'mailto:') return readable(parsed.pathname);
+  const host = parsed.hostname.replace(/^www\./, '');
+  const segments = parsed.pathname.split('/').filter(Boolean).map(readable);
+  const rule = HANDLE_RULES.get(platform);
+  return (rule && segments.length ? rule(segments, host) : undefined) || segments.at(-1) || host;
+}

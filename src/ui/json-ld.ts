@@ -11,6 +11,7 @@ export function jsonLdSafe(value: unknown): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
+// A suspended profile's page asserts only its name: no bio, picture or links (badges are never here).
 export function profilePageLd(user: PublicUser, pageUrl: string) {
   return {
     '@context': 'https://schema.org',
@@ -23,7 +24,7 @@ export function profilePageLd(user: PublicUser, pageUrl: string) {
       alternateName: `@${user.username}`,
       identifier: user.username,
       ...(user.status === 'active' && user.bio ? { description: user.bio } : {}),
-      image: user.avatarUrl,
+      ...(user.status === 'active' ? { image: user.avatarUrl } : {}),
       ...(user.status === 'active' && user.socials.length ? { sameAs: user.socials.map((s) => s.url) } : {}),
       interactionStatistic: { '@type': 'InteractionCounter', interactionType: 'https://schema.org/ViewAction', userInteractionCount: user.views },
     },

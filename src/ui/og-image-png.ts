@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { Worker } from 'node:worker_threads';
-import { OG_IMAGE_SIZE, OG_IMAGES_PATH, avatarPreviewSize, generatedPreviewFile, previewGlyph, previewHue } from './og-image.ts';
+import { OG_IMAGE_SIZE, OG_IMAGES_PATH, generatedPreviewFile, previewFileOf, previewGlyph, previewHue } from './og-image.ts';
 import type { SiteIndex } from '../model/site-index.ts';
 import { GLYPHS_PER_WORKER, type GlyphJob } from './og-glyph-worker.ts';
 
@@ -140,6 +140,6 @@ export async function writePreviewImages(dir: string, users: Iterable<{ username
 export function writeProfilePreviews(clientDir: string, index: SiteIndex, avatarsDir: string, have?: (file: string) => boolean): Promise<string[]> {
   const avatarFiles = new Map(index.avatars);
   // Only which previews are generated (previewImage's rule): their names are made once, below.
-  const needing = index.users.filter((u) => avatarPreviewSize(avatarsDir, avatarFiles.get(u.username)) === undefined);
+  const needing = index.users.filter((u) => previewFileOf(avatarsDir, u, avatarFiles.get(u.username)) !== null);
   return writePreviewImages(path.join(clientDir, ...OG_IMAGES_PATH.split('/').filter(Boolean)), needing, have);
 }

@@ -124,24 +124,39 @@ export function avatarImageSize(avatarsDir: string, file: string): ImageSize | u
   return size;
 }
 
+/** What previews and pages need of a profile; `status` absent counts as active. */
+export interface PreviewUser {
+  username: string;
+  displayName: string;
+  status?: string;
+}
+
+/**
+ * The avatar file a page and its preview show: none for a suspended profile, whose page shows only
+ * the generated default (the chosen picture may be the impersonation or the spam itself).
+ */
+export const shownAvatar = (user: PreviewUser, avatarFile: string | undefined) => (user.status === 'suspended' ? undefined : avatarFile);
+
 /**
  * The `og:image` of a profile: its avatar as published under /media/avatars when crawlers accept it
- * (PNG, JPEG or GIF, at least MIN_PREVIEW_SIZE each way), else its generated preview.
+ * (PNG, JPEG or GIF, at least MIN_PREVIEW_SIZE each way) and the profile is not suspended, else its
+ * generated preview.
  */
 export function previewImage(
   siteUrl: string,
-  user: { username: string; displayName: string },
+  user: PreviewUser,
   avatarsDir: string,
   avatarFile: string | undefined,
 ): PreviewImage {
+  avatarFile = shownAvatar(user, avatarFile);
   const size = avatarPreviewSize(avatarsDir, avatarFile);
   if (avatarFile && size) return { url: `${siteUrl}/media/avatars/${encodeURIComponent(avatarFile)}`, generated: false, ...size };
   return generatedPreview(siteUrl, user.username, user.displayName);
 }
 
 /** The generated preview file a profile's page names (previewImage's rule), or null: its avatar is the preview. */
-export function previewFileOf(avatarsDir: string, user: { username: string; displayName: string }, avatarFile: string | undefined): string | null {
-  return avatarPreviewSize(avatarsDir, avatarFile) ? null : generatedPreviewFile(previewHue(user.username), previewGlyph(user.displayName));
+export function previewFileOf(avatarsDir: string, user: PreviewUser, avatarFile: string | undefined): string | null {
+  return avatarPreviewSize(avatarsDir, shownAvatar(user, avatarFile)) ? null : generatedPreviewFile(previewHue(user.username), previewGlyph(user.displayName));
 }
 
 /** The size of the avatar when it can be the preview itself (previewImage), else undefined: the preview is generated. */

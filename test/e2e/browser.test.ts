@@ -59,9 +59,9 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('in a real browser', () => {
   });
 
   for (const username of ['alice', 'carol', 'bob', 'erin_99']) {
-    for (const width of [390, 1280]) {
+    for (const [width, height] of [[360, 740], [1280, 800]] as const) {
       test(`/p/${username} at ${width} px: images shown, no error, no failed request, no sideways scrolling`, async () => {
-        const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: width === 390 ? 'dark' : 'light' });
+        const page = await browser.newPage({ viewport: { width, height }, colorScheme: width === 360 ? 'dark' : 'light' });
         const problems: string[] = [];
         page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
         page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
@@ -94,6 +94,67 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('in a real browser', () => {
       });
     }
   }
+
+  // Each word of a link card (platform, handle, address) on one line box: the text breaks only at
+  // spaces. A word split mid-word has two client rects; one cut by an ellipsis still has one.
+  for (const username of ['alice', 'dave', 'kate']) {
+    test(`/p/${username} at 360 px: link card text is never broken mid-word, and stays inside its card`, async () => {
+      const page = await browser.newPage({ viewport: { width: 360, height: 740 } });
+      await page.goto(`${service.base}/p/${username}`);
+      // Besides the fixture's own cards, a copy of the first with a long hyphenated handle and address
+      // (the page's markup and CSS, longer text): the case that split words and widened the page.
+      await page.evaluate(() => {
+        const copy = document.querySelector('.socials li')!.cloneNode(true) as HTMLElement;
+        copy.querySelector('.social-handle')!.textContent = 'zoe-example/a-repository-with-a-really-long-name';
+        copy.querySelector('.url')!.textContent = 'www.extraordinarily-long-domain-name-for-testing.example/portfolio/illustrations-2025';
+        document.querySelector('.socials')!.append(copy);
+      });
+      const sideways = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const cards = await page.evaluate(() => [...document.querySelectorAll('.socials a')].map((card) => {
+        const box = card.getBoundingClientRect();
+        const words: { word: string; lines: number; inside: boolean }[] = [];
+        const walker = document.createTreeWalker(card.querySelector('.social-text')!, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          for (const m of node.textContent!.matchAll(/\S+/g)) {
+            const range = document.createRange();
+            range.setStart(node, m.index);
+            range.setEnd(node, m.index + m[0].length);
+            const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+            words.push({ word: m[0], lines: new Set(rects.map((r) => Math.round(r.top))).size, inside: rects.every((r) => r.left >= box.left) });
+          }
+        }
+        return { words, label: card.querySelector('.social-label')!.textContent!.replace(/\s+/g, ' ').trim(), right: box.right };
+      }));
+      await page.close();
+      expect(cards.length, username).toBeGreaterThan(1);
+      expect(sideways, username).toBeLessThanOrEqual(0);
+      for (const card of cards) {
+        expect(card.label).toMatch(/^\S.* · \S+$/);
+        for (const w of card.words) expect(w, `${card.label}: ${w.word}`).toMatchObject({ lines: 1, inside: true });
+        expect(card.right).toBeLessThanOrEqual(360);
+      }
+    });
+  }
+
+  test('a suspended page shows its name and message, and no badge, bio or link', async () => {
+    for (const username of ['carol', 'frank']) {
+      const page = await browser.newPage({ viewport: { width: 360, height: 740 } });
+      await page.goto(`${service.base}/p/${username}`);
+      const state = await page.evaluate(() => ({
+        text: document.querySelector('main')!.innerText,
+        shown: [...document.querySelectorAll('.badge, .bio, .socials, .domain, .avatar-decoration, main a')].length,
+        robots: document.querySelector('meta[name="robots"]')?.getAttribute('content'),
+      }));
+      await page.screenshot({ path: path.join(SCREENS, `${username}-suspended-360.png`), fullPage: true });
+      await page.close();
+      expect(state.shown, username).toBe(0);
+      expect(state.robots, username).toBe('noindex');
+      expect(state.text, username).toContain('This profile is suspended');
+      expect(state.text, username).toContain(username === 'carol' ? 'Carol' : 'Frank');
+      for (const hidden of ['Verified', 'Helper', 'Used to post here.', 'carol-example']) expect(state.text, username).not.toContain(hidden);
+      if (username === 'carol') expect(state.text).toContain('This profile has been suspended for repeated spam.');
+    }
+  });
 
   test('the home page and the 404 page load cleanly too', async () => {
     for (const p of ['/', '/p/nobody', '/docs']) {

@@ -4,11 +4,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { platformLabel, socialIcon } from '../../src/ui/icons.ts';
+import { linkHandle, platformLabel, socialIcon } from '../../src/ui/icons.ts';
+import { previewFileOf, previewImage } from '../../src/ui/og-image.ts';
 import { writePreviewImages } from '../../src/ui/og-image-png.ts';
-import { TEST_SITE_URL, ownBuild, sharedBuild, type OwnBuild } from '../support/built-server.ts';
+import { TEST_SITE_URL, ownBuild, sharedBuild, workDir, type OwnBuild } from '../support/built-server.ts';
 
-const { dist } = sharedBuild();
+const { dist, base } = sharedBuild();
 const pageIn = (distDir: string, username: string) => fs.readFileSync(path.join(distDir, 'client', 'p', `${username}.html`), 'utf8');
 const page = (username: string) => pageIn(dist, username);
 
@@ -81,6 +82,91 @@ describe('profile page markup', () => {
     expect(socialIcon('linkedin')).toBe(generic);
     // A platform we have no name for is shown as written, as user text.
     expect(platformLabel('cohost')).toEqual({ name: 'cohost', known: false });
+  });
+});
+
+describe('link cards', () => {
+  // A label holds spans, which byClass does not nest: it ends where the address line starts.
+  const labelsOf = (html: string) => [...html.matchAll(/class="social-label">(.*?)<span class="url">/gs)].map((m) => text(m[1]!).replace(/\s+/g, ' '));
+
+  test('a card is labelled with the platform and the handle; the full address is its target and title', () => {
+    expect(labelsOf(page('alice'))).toEqual(['GitHub · alice-example', 'YouTube · @alice-example']);
+    expect(labelsOf(page('kate'))).toEqual(['Codeberg · kate-example']);
+    expect(page('alice')).toContain('<a href="https://github.com/alice-example" title="https://github.com/alice-example"');
+    // The address line drops what every address has (scheme, `www.`, a trailing slash).
+    expect(byClass(page('alice'), 'url').map((u) => u.inner)).toEqual(['github.com/alice-example', 'youtube.com/@alice-example']);
+  });
+
+  test('handles: by the platform\'s rule, else the last path segment, else the host', () => {
+    expect([
+      ['github', 'https://github.com/alice-example/'],
+      ['github', 'https://github.com/alice-example/tea-timer?tab=readme#top'],
+      ['youtube', 'https://www.youtube.com/@alice-example'],
+      ['youtube', 'https://www.youtube.com/channel/UCabc123'],
+      ['mastodon', 'https://mastodon.social/@alice'],
+      ['reddit', 'https://www.reddit.com/user/alice_ex/'],
+      ['reddit', 'https://reddit.com/r/illustration'],
+      ['linkedin', 'https://www.linkedin.com/in/alice-liddell'],
+      ['bluesky', 'https://bsky.app/profile/alice.bsky.social'],
+      ['website', 'https://www.alice.example/'],
+      ['website', 'https://alice.example/about/me'],
+      ['cohost', 'https://cohost.org/%E3%81%82%E3%82%8A%E3%81%99'],
+      ['website', 'https://alice.example/%E0%A4%A'],
+      ['email', 'mailto:alice@example.com'],
+    ].map(([p, u]) => linkHandle(p!, u!))).toEqual([
+      'alice-example', 'alice-example/tea-timer', '@alice-example', 'UCabc123', '@alice@mastodon.social', 'u/alice_ex',
+      'r/illustration', 'alice-liddell', 'alice.bsky.social', 'alice.example', 'me', 'ありす', '%E0%A4%A', 'alice@example.com',
+    ]);
+  });
+});
+
+describe('a suspended page', () => {
+  const ldOf = (html: string) => JSON.parse(/<script type="application\/ld\+json">(.*?)<\/script>/s.exec(html)![1]!);
+
+  test('shows the name and the message, nothing the profile wrote or was given, and asks not to be indexed', async () => {
+    for (const u of ['carol', 'frank']) {
+      const html = page(u);
+      expect(metas(html).robots, u).toBe('noindex');
+      expect(byClass(html, 'name')[0]!.inner, u).toBe(u === 'carol' ? 'Carol' : 'Frank');
+      expect(text(byClass(html, 'suspension')[0]!.inner), u).toMatch(/^This profile is suspended/);
+      for (const cls of ['badges', 'badge', 'bio', 'socials', 'domain', 'avatar-decoration']) expect(byClass(html, cls), `${u} .${cls}`).toEqual([]);
+      // The generated default avatar, not a chosen picture.
+      expect(byClass(html, 'avatar-generated'), u).toHaveLength(1);
+      const person = ldOf(html).mainEntity;
+      expect(Object.keys(person).filter((k) => ['description', 'sameAs', 'image'].includes(k)), u).toEqual([]);
+      expect(person.name, u).toBe(u === 'carol' ? 'Carol' : 'Frank');
+    }
+    const carol = page('carol');
+    expect(text(byClass(carol, 'suspension')[0]!.inner)).toContain('This profile has been suspended for repeated spam.');
+    for (const written of ['Used to post here.', 'carol-example', 'Helper']) expect(carol).not.toContain(written);
+    // An active page asks nothing of search engines, and keeps what its profile wrote.
+    expect(metas(page('alice')).robots).toBeUndefined();
+    expect(ldOf(page('alice')).mainEntity.sameAs).toEqual(['https://github.com/alice-example', 'https://www.youtube.com/@alice-example']);
+    // The API answer keeps every field of the contract.
+    const api = await (await fetch(`${base}/api/v1/users/carol`)).json();
+    expect(api.data).toMatchObject({ status: 'suspended', bio: 'Used to post here.', socials: [{ platform: 'twitter', url: 'https://twitter.com/carol-example' }] });
+    expect(api.data.badges.list).toEqual(['helper']);
+  });
+
+  test('its link preview is the generated image, even when its avatar could be one', () => {
+    const big = workDir('big-avatar');
+    fs.mkdirSync(big, { recursive: true });
+    try {
+      // A 200x200 PNG header is all previewImage reads (og-image.ts avatarImageSize).
+      const head = Buffer.alloc(33);
+      head.writeUInt32BE(0x89504e47, 0); head.writeUInt32BE(0x0d0a1a0a, 4); head.writeUInt32BE(13, 8);
+      head.write('IHDR', 12, 'latin1'); head.writeUInt32BE(200, 16); head.writeUInt32BE(200, 20);
+      fs.writeFileSync(path.join(big, 'zed.png'), head);
+      const active = previewImage(TEST_SITE_URL, { username: 'zed', displayName: 'Zed', status: 'active' }, big, 'zed.png');
+      const suspended = previewImage(TEST_SITE_URL, { username: 'zed', displayName: 'Zed', status: 'suspended' }, big, 'zed.png');
+      expect(active).toMatchObject({ generated: false, url: `${TEST_SITE_URL}/media/avatars/zed.png` });
+      expect(suspended).toMatchObject({ generated: true, width: 400 });
+      // The build writes the same generated file for it (previewFileOf is the build's side of the rule).
+      expect(previewFileOf(big, { username: 'zed', displayName: 'Zed', status: 'active' }, 'zed.png')).toBeNull();
+      expect(suspended.url.endsWith(`/${previewFileOf(big, { username: 'zed', displayName: 'Zed', status: 'suspended' }, 'zed.png')}`)).toBe(true);
+    } finally {
+      fs.rmSync(big, { recursive: true, force: true });
+    }
   });
 });
 
