@@ -347,7 +347,8 @@ async function openKeptRenderer(): Promise<PageRenderer | undefined> {
     return await openRenderer(keptDir, keptKey);
   } catch (e) {
     if (!(e instanceof RendererUnavailable)) throw e;
-    console.log(`(${e.message}: the pages are rendered by \`astro build\`)`);
+    // A first build of this code has none to use, as expected: said only when asked for Astro's info.
+    if (!e.noneKept || ['info', 'debug'].includes(process.env.ASTRO_LOG_LEVEL ?? '')) console.log(`(${e.message}: the pages are rendered by \`astro build\`)`);
     return undefined;
   }
 }

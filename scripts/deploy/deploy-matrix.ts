@@ -169,6 +169,17 @@ const pageCasing: Probe = async (get) => {
   return first([a.status === 308 || a.status === 301, `status ${a.status}`], [/\/p\/alice$/.test(String(a.headers.location ?? '')), `location ${a.headers.location}`]);
 };
 
+/** The home page's lookup box as a browser without script sends it (src/api/handler.ts `lookupAnswer`). */
+const lookupBox: Probe = async (get) => {
+  const found = await get('/lookup?u=%20%40ALICE');
+  const missing = await get('/lookup?u=nobody');
+  return first(
+    [found.status === 302 || found.status === 303, `/lookup?u= @ALICE: status ${found.status}`],
+    [String(found.headers.location ?? '').endsWith('/p/alice'), `location ${found.headers.location}`],
+    [missing.status === 404, `/lookup?u=nobody: status ${missing.status}`],
+  );
+};
+
 const customDomain: Probe = async (get, { customDomain }) => {
   const own = await get('/', { headers: { host: customDomain } });
   const main = await get('/');
@@ -255,6 +266,11 @@ export const ROWS: readonly Row[] = [
     feature: '`/p/ALICE` → `308` to `/p/alice`',
     cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes (Worker)', 'nginx-static': 'no: the 404', netlify: 'no', 'github-pages': 'no' },
     probe: pageCasing,
+  },
+  {
+    feature: 'the lookup box, `/lookup?u=<name>`: `302` to the page, or the `404` page',
+    cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes (Worker)', 'nginx-static': 'no: the lookup page, which names the address', netlify: 'no: the lookup page', 'github-pages': 'no: the lookup page' },
+    probe: lookupBox,
   },
   {
     feature: 'a profile\'s `customDomain` at `/`',

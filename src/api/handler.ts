@@ -13,7 +13,7 @@ import {
   type Encoding, type PageLinks,
 } from '../http/headers.ts';
 import {
-  elapsed, errorJson, etagOf, finish, imageResponse, runtimeEncoded, isReadMethod, methodNotAllowed, notFound, notFoundPage, nowIso, permanentRedirect, preflight,
+  elapsed, errorJson, etagOf, finish, imageResponse, runtimeEncoded, isReadMethod, methodNotAllowed, notFound, notFoundPage, nowIso, permanentRedirect, preflight, badRequestPage, lookupRedirect,
   successJson, svgResponse, toWebResponse, type ApiResponse,
 } from '../http/response.ts';
 import { fromWebRequest, type ApiRequest } from '../http/request.ts';
@@ -35,6 +35,11 @@ const USERS_DIR = USER_PREFIX.slice(1);
 export const userFile = (username: string) => `${USERS_DIR}${username}`;
 export const CREATORS_FILE = CREATORS_PATH.slice(1);
 export const NOT_FOUND_PAGE_FILE = '404.html';
+/** The lookup box's form (src/layouts/LookupBox.astro): `GET /lookup?u=<name>`. */
+export const LOOKUP_PATH = '/lookup';
+export const LOOKUP_PARAM = 'u';
+/** The page `/lookup` answers with when the name is missing or not a username (src/pages/lookup.astro). */
+export const LOOKUP_PAGE_FILE = 'lookup.html';
 export const avatarMediaFile = (file: string) => `media/avatars/${file}`;
 export const decorationMediaFile = (file: string) => `media/decorations/${file}`;
 
@@ -61,8 +66,13 @@ function usernameFromQuery(req: ApiRequest, param: string): Checked {
   if (values.length > 1) {
     return { ok: false, response: errorJson(400, 'INVALID_PARAMETER', `Give \`${param}\` once; it was given ${values.length} times.`, req) };
   }
-  const trimmed = values[0]!.trim();
-  return checkUsername(req, trimmed.startsWith('@') ? trimmed.slice(1) : trimmed);
+  return checkUsername(req, queryName(values[0]!));
+}
+
+/** A name as people type it: spaces around it and one leading `@` dropped (case is folded after). */
+function queryName(raw: string): string {
+  const trimmed = raw.trim();
+  return trimmed.startsWith('@') ? trimmed.slice(1) : trimmed;
 }
 
 const userNotFound = (req: ApiRequest, username: string) => errorJson(404, 'USER_NOT_FOUND', `No user is called \`${username}\`.`, req);
@@ -381,6 +391,21 @@ async function customDomainPage(req: ApiRequest, files: ReleaseFiles): Promise<A
   return page && fileAnswer(req, files, file, page, HTML_HEADERS);
 }
 
+/**
+ * The lookup box (GET /lookup?u=<name>), for browsers without script: a redirect to the profile's
+ * page, the 404 page when there is none, or the lookup page with a 400 for no or no valid name.
+ * Cached as briefly as any answer: a profile can be added or removed.
+ */
+async function lookupAnswer(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
+  const values = req.query.getAll(LOOKUP_PARAM);
+  const name = values.length === 1 ? foldAscii(queryName(values[0]!)) : '';
+  if (!USERNAME_PATTERN.test(name)) {
+    return badRequestPage(await files.read(LOOKUP_PAGE_FILE) ?? '<!doctype html><title>Find a profile</title><h1>Not a username</h1>');
+  }
+  const page = `/p/${name}`;
+  return await staticFile(undefined, files, page) ? lookupRedirect(page) : notFoundHtml(files);
+}
+
 async function notFoundHtml(files: ReleaseFiles): Promise<ApiResponse> {
   return notFoundPage(await files.read(NOT_FOUND_PAGE_FILE) ?? '<!doctype html><title>Not found</title><h1>Not found</h1>');
 }
@@ -413,6 +438,8 @@ async function apiFileOrRoute(req: ApiRequest, files: ReleaseFiles, path: string
 async function pageRoute(req: ApiRequest, files: ReleaseFiles, path: string): Promise<ApiResponse> {
   const decoded = safeDecode(path);
   if (decoded === undefined) return notFoundHtml(files);
+  // With no query it is the lookup page itself, as on a static host.
+  if (decoded === LOOKUP_PATH && req.search !== '') return lookupAnswer(req, files);
   if (decoded === '/') {
     const page = await customDomainPage(req, files);
     if (page) return page;

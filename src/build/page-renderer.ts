@@ -16,11 +16,18 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { StaticPaths } from 'astro/runtime/prerender/static-paths.js';
 import { handOverSiteIndex } from './page-data.ts';
-import { readKept, type KeptRendererKey } from './keep-renderer.ts';
+import { KEPT_FILE, readKept, type KeptRendererKey } from './keep-renderer.ts';
 import type { SiteIndex } from '../model/site-index.ts';
 
 /** Why a kept renderer cannot be used: the build renders with `astro build` instead. */
-export class RendererUnavailable extends Error {}
+export class RendererUnavailable extends Error {
+  /** Nothing was kept yet (a first build of this code): normal, and not worth saying. */
+  readonly noneKept: boolean;
+  constructor(message: string, noneKept = false) {
+    super(message);
+    this.noneKept = noneKept;
+  }
+}
 
 interface RouteData {
   route: string;
@@ -178,7 +185,7 @@ export class PageRenderer {
  */
 export async function openRenderer(dir: string, key: KeptRendererKey): Promise<PageRenderer> {
   const kept = readKept(dir, key);
-  if (typeof kept === 'string') throw new RendererUnavailable(kept);
+  if (typeof kept === 'string') throw new RendererUnavailable(kept, !fs.existsSync(path.join(dir, KEPT_FILE)));
   let entry: { app?: BuildApp; manifest?: KeptManifest };
   try {
     entry = await import(pathToFileURL(path.join(dir, kept.entry)).href) as typeof entry;

@@ -1,6 +1,6 @@
 // Parses one content YAML file strictly and validates it with a schema, turning every YAML and
 // schema problem into a ContentProblem with line, column and a hint.
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, visit, type Document, type Node, type Scalar, type YAMLMap } from 'yaml';
+import { LineCounter, isAlias, isCollection, isMap, isScalar, isSeq, parseDocument, visit, type Document, type Node, type Scalar, type YAMLMap } from 'yaml';
 import type { z } from 'astro/zod';
 import { closest, formatKeyPath, type ContentProblem } from './problems.ts';
 import { parseSimpleYaml } from './simple-yaml.ts';
@@ -76,6 +76,10 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
       message: `the \`%YAML ${doc.directives.yaml.version}\` directive is not supported: in YAML 1.1 words like \`no\` and \`on\` turn into booleans`,
       hint: 'remove the directive; content files are YAML 1.2',
     });
+  }
+  // A mapping or list as a key has no JSON form: `toJS` would turn it into text, with a warning on the console.
+  for (const { node, kind } of collectionKeys(doc)) {
+    problems.push({ file, ...at(node.range?.[0]), message: `a ${kind} is used as a key`, hint: 'a key is text: write `key: value`, with no `{`, `[` or `?` before the key' });
   }
   if (problems.length) return { ok: false, problems };
 
@@ -173,6 +177,18 @@ export function duplicateKeys(doc: Document.Parsed): number[] {
         const start = (key as Node | null)?.range?.[0] ?? (pair.value as Node | null)?.range?.[0];
         if (start !== undefined) found.push(start);
       }
+    },
+  });
+  return found;
+}
+
+/** The keys that are mappings or lists (`{ a: 1 }: x`, `? [a]`), aliases of one included. */
+function collectionKeys(doc: Document.Parsed): { node: Node; kind: 'mapping' | 'list' }[] {
+  const found: { node: Node; kind: 'mapping' | 'list' }[] = [];
+  visit(doc, {
+    Pair(_, pair) {
+      const key = isAlias(pair.key) ? pair.key.resolve(doc) : pair.key;
+      if (isCollection(key)) found.push({ node: pair.key as Node, kind: isMap(key) ? 'mapping' : 'list' });
     },
   });
   return found;

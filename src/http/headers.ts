@@ -18,8 +18,8 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 export const HTML_TYPE = 'text/html; charset=utf-8';
 export const SVG_TYPE = 'image/svg+xml; charset=utf-8';
 
-/** Content Security Policy of our HTML: no script at all, styles and images from us only. */
-export const HTML_CSP = "default-src 'none'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/** Content Security Policy of our HTML: no script at all, styles and images from us only, forms (the lookup box) sent to us only. */
+export const HTML_CSP = "default-src 'none'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 /** A generated SVG can never run script, even opened on its own. */
 export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
@@ -101,7 +101,7 @@ export function pageLinkHeaders(links: PageLinks): Record<string, string> {
 /** Added to an answer still being written when the server drains (SIGTERM): the client reconnects elsewhere. */
 export const DRAINING_HEADER = ['connection', 'close'] as const;
 
-/** A permanent redirect to our own canonical address of a page. */
+/** A redirect to our own address of a page: permanent (a canonical address) or the lookup box's, cached as briefly as any answer. */
 export const redirectHeaders = (location: string): Record<string, string> => ({ ...COMMON_HEADERS, location });
 
 /** What answers from Astro's own request handler start with; Astro adds its content type. */

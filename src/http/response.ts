@@ -140,6 +140,12 @@ export const jsonDocument = (json: string): ApiResponse => ({ status: 200, heade
 /** The HTML 404 page, for any address that is neither a file nor an API route. */
 export const notFoundPage = (html: Uint8Array | string): ApiResponse => ({ status: 404, headers: HTML_HEADERS, body: html });
 
+/** The lookup box's answer: the profile page it found, for now (a profile can be removed), so not permanent. */
+export const lookupRedirect = (location: string): ApiResponse => ({ status: 302, headers: redirectHeaders(location), body: null });
+
+/** A page that says the request was wrong (the lookup page, for no or no valid username). */
+export const badRequestPage = (html: Uint8Array | string): ApiResponse => ({ status: 400, headers: HTML_HEADERS, body: html });
+
 /** A permanent redirect to the canonical address of a page (`/p/ALICE` to `/p/alice`). */
 export const permanentRedirect = (location: string): ApiResponse => ({ status: 308, headers: redirectHeaders(location), body: null });
 

@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { answer } from '../../src/api/handler.ts';
+import type { ReleaseFiles } from '../../src/api/release-files.ts';
+import { CACHE_CONTROL, HTML_CSP } from '../../src/http/headers.ts';
 import { CreatorsBodySchema, ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
 import { FIXTURE, PRIVATE_MARKERS, bodyJson, bodyText, fixtureSite, request } from '../support/helpers.ts';
 
@@ -118,6 +120,49 @@ describe('lookup by query', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('the lookup box (GET /lookup?u=)', () => {
+  // The pages a build writes, beside the index's files: one profile page, the 404 and lookup pages.
+  const pages: Record<string, string> = { 'p/alice.html': '<h1>alice</h1>', '404.html': '<h1>Not found</h1>', 'lookup.html': '<h1>Find a profile</h1>' };
+  const withPages: ReleaseFiles = { read: (file) => (file in pages ? Buffer.from(pages[file]!) : files.read(file)) };
+  const look = (target: string) => answer(request(target), withPages);
+
+  test('a name as typed (spaces, one @, any casing) is a 302 to its page, cached briefly', async () => {
+    for (const q of ['alice', 'ALICE', '%20@Alice%20', '@alice']) {
+      const r = await look(`/lookup?u=${q}`);
+      expect({ status: r.status, location: r.headers.location, body: r.body }, q).toEqual({ status: 302, location: '/p/alice', body: null });
+      expect(r.headers['cache-control']).toBe(CACHE_CONTROL);
+    }
+  });
+
+  test('a valid name with no profile is the 404 page', async () => {
+    const r = await look('/lookup?u=nobody');
+    expect(r.status).toBe(404);
+    expect(r.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(bodyText(r.body)).toBe('<h1>Not found</h1>');
+  });
+
+  test('no, an empty, a twice-given or an invalid name in a query is the lookup page with a 400', async () => {
+    for (const target of ['/lookup?v=alice', '/lookup?u=', '/lookup?u=%20%20', '/lookup?u=@', '/lookup?u=alice&u=bob', '/lookup?u=al%20ice', '/lookup?u=../p/alice', `/lookup?u=${'a'.repeat(33)}`]) {
+      const r = await look(target);
+      expect(r.status, target).toBe(400);
+      expect(r.headers['content-type'], target).toBe('text/html; charset=utf-8');
+      expect(r.headers['content-security-policy'], target).toBe(HTML_CSP);
+      expect(bodyText(r.body), target).toBe('<h1>Find a profile</h1>');
+    }
+  });
+
+  test('with no query, /lookup is the lookup page itself (200), as a static host serves it', async () => {
+    const r = await look('/lookup');
+    expect(r.status).toBe(200);
+    expect(bodyText(r.body)).toBe('<h1>Find a profile</h1>');
+  });
+
+  test('HEAD is answered as GET, without a body', async () => {
+    const r = await answer(request('/lookup?u=alice', { method: 'HEAD' }), withPages);
+    expect({ status: r.status, location: r.headers.location }).toEqual({ status: 302, location: '/p/alice' });
   });
 });
 

@@ -7,11 +7,12 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { KEPT_FILE, KEPT_RENDERERS, KEPT_SERVER_DIR, keepRenderer, keepRendererIn, readKept } from '../../src/build/keep-renderer.ts';
+import { KEPT_FILE, KEPT_RENDERERS, KEPT_SERVER_DIR, keepRenderer, keepRendererIn, readKept, rendererDir } from '../../src/build/keep-renderer.ts';
 import { openRenderer, RendererUnavailable } from '../../src/build/page-renderer.ts';
 import { renderFingerprint } from '../../src/build/page-reuse.ts';
 import { releasePath, servedRelease } from '../../src/build/releases.ts';
 import { BUILD_EPOCH, TEST_SITE_URL, sharedBuild, workDir } from '../support/built-server.ts';
+import { buildSite } from '../../scripts/support/serve-build.ts';
 import { FIXTURE, ROOT } from '../support/helpers.ts';
 
 const WORK = workDir('page-renderer');
@@ -122,9 +123,10 @@ describe('rendering with the code a full build kept', () => {
 
   test('a renderer kept from other code, or none, is refused with the reason', async () => {
     const fingerprint = renderFingerprint(ROOT, TEST_SITE_URL);
-    await expect(openRenderer(original.renderer, { fingerprint: 'other', target: 'node' })).rejects.toThrow(/built from other code/);
+    await expect(openRenderer(original.renderer, { fingerprint: 'other', target: 'node' })).rejects.toMatchObject({ message: expect.stringMatching(/built from other code/), noneKept: false });
     await expect(openRenderer(original.renderer, { fingerprint, target: 'cloudflare' })).rejects.toThrow(RendererUnavailable);
-    await expect(openRenderer(path.join(WORK, 'nowhere'), { fingerprint, target: 'node' })).rejects.toThrow(/no renderer kept/);
+    // None at all is a first build's normal case, which the build script does not mention.
+    await expect(openRenderer(path.join(WORK, 'nowhere'), { fingerprint, target: 'node' })).rejects.toMatchObject({ message: expect.stringMatching(/no renderer kept/), noneKept: true });
   });
 });
 
@@ -188,4 +190,21 @@ describe('keeping the renderer', () => {
     expect(fs.existsSync(path.join(store, 'node-missing'))).toBe(false);
     expect(warnings.join('\n')).toMatch(/no pre-render code in .*\.prerender: edit builds will run `astro build`/);
   });
+});
+
+describe('a first build', () => {
+  // A SITE_URL of its own gives code no build kept a renderer for.
+  const siteUrl = `https://first-build-${process.pid}.example`;
+  const key = { fingerprint: renderFingerprint(ROOT, siteUrl), target: 'node' };
+  afterAll(() => fs.rmSync(rendererDir(ROOT, key), { recursive: true, force: true }));
+
+  test('says nothing about the renderer it had none of', () => {
+    expect(readKept(rendererDir(ROOT, key), key)).toMatch(/no renderer kept/);
+    const r = buildSite({ contentDir: FIXTURE, distDir: path.join(WORK, 'first', 'dist'), siteUrl, env: { SOURCE_DATE_EPOCH: String(BUILD_EPOCH) } });
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/Rendering|pages/i);
+    expect(r.stdout).not.toMatch(/no renderer kept|rendered by `astro build`|profile-lookup\/renderers/);
+    // It kept one, which the next build of the same code renders with.
+    expect(readKept(rendererDir(ROOT, key), key)).toMatchObject({ entry: expect.any(String) });
+  }, 120_000);
 });

@@ -30,6 +30,22 @@ describe('parsing a YAML file', () => {
     `);
   });
 
+  test('a mapping or list as a key is a problem at its place, and the library warns of nothing', () => {
+    const warned: string[] = [];
+    const onWarning = (w: Error) => warned.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      const r = parseYamlFile('k.yaml', '{ displayName: A }: x\nprivate:\n  ? [a, b]\n  : 1\n  list: &k [1]\n  *k : 2\n', ProfileSchema);
+      expect(r.problems.map((p) => `${p.line}:${p.column} ${p.message}`)).toEqual([
+        '1:1 a mapping is used as a key', '3:5 a list is used as a key', '6:3 a list is used as a key',
+      ]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    // Node emits warnings on the next tick.
+    return new Promise<void>((resolve) => setImmediate(() => { expect(warned).toEqual([]); resolve(); }));
+  });
+
   test('a file with thousands of YAML errors lists the first few and counts the rest', () => {
     // One line of commas: the library reports each one.
     const r = parseYamlFile('commas.yaml', `displayName: A\nbadges: [${', '.repeat(5_000)}]\n`, ProfileSchema);

@@ -84,7 +84,7 @@ describe('/docs renders its Markdown', () => {
 describe.skipIf(!HAS_JAVA)('vnu (the W3C validator) on the built pages', () => {
   test('/docs, the home page, every profile page and the 404 page: 0 errors', () => {
     const client = path.join(dist, 'client');
-    const pages = ['docs.html', 'index.html', '404.html', ...fs.readdirSync(path.join(client, 'p')).filter((f) => f.endsWith('.html')).map((f) => `p/${f}`)];
+    const pages = ['docs.html', 'index.html', '404.html', 'lookup.html', ...fs.readdirSync(path.join(client, 'p')).filter((f) => f.endsWith('.html')).map((f) => `p/${f}`)];
     expect(pages.length).toBeGreaterThan(5);
     const run = spawnSync('java', ['-jar', VNU_JAR, '--format', 'json', '--errors-only', ...pages], { cwd: client, encoding: 'utf8' });
     const messages = (JSON.parse(run.stderr) as { messages: { type: string; url: string; message: string; lastLine?: number }[] }).messages;

@@ -22,6 +22,32 @@ const getFrom = (origin: string) => (p: string, init?: RequestInit) =>
 const get = getFrom(base);
 
 describe('the built service over HTTP', () => {
+  test('the home page\'s lookup box, sent as a browser without script sends it: the page, the 404 page or the lookup page', async () => {
+    const home = await get('/');
+    expect(home.headers.get('content-security-policy')).toContain("form-action 'self'");
+    const html = await home.text();
+    // The form as the page has it: its action, method and field name.
+    const form = /<form\b[^>]*\baction="([^"]+)"[^>]*\bmethod="get"[^>]*>[\s\S]*?<input\b[^>]*\bname="([^"]+)"/.exec(html);
+    expect(form, 'a GET form with a named field').not.toBeNull();
+    const [, action, field] = form!;
+    const send = (typed: string) => get(`${action}?${new URLSearchParams({ [field!]: typed })}`);
+    const found = await send(' @Alice ');
+    expect(found.status).toBe(302);
+    expect(found.headers.get('location')).toBe('/p/alice');
+    const page = await get(found.headers.get('location')!);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toBe(readDecoded(path.join(DIST, 'client', 'p', 'alice.html')).toString('utf8'));
+    const missing = await send('nobody');
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toBe(readDecoded(path.join(DIST, 'client', '404.html')).toString('utf8'));
+    for (const typed of ['', 'not a name']) {
+      const bad = await send(typed);
+      expect(bad.status, typed).toBe(400);
+      expect(bad.headers.get('content-type'), typed).toBe('text/html; charset=utf-8');
+      expect(await bad.text(), typed).toBe(readDecoded(path.join(DIST, 'client', 'lookup.html')).toString('utf8'));
+    }
+  });
+
   test('the pre-rendered file and the on-demand route answer the same data', async () => {
     const file = await get('/api/v1/users/alice');
     expect(file.status).toBe(200);

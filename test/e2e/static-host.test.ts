@@ -17,7 +17,8 @@ const staticFileAt = (address: string) => filesAt(address).find((f) => fs.exists
 
 function addressesIn(html: string): string[] {
   const out: string[] = [];
-  for (const m of html.matchAll(/\s(?:href|src|content)="([^"]+)"/g)) {
+  // A form's action too: the lookup box's /lookup is a page of the build (lookup.html) there.
+  for (const m of html.matchAll(/\s(?:href|src|content|action)="([^"]+)"/g)) {
     const raw = m[1]!.replaceAll('&amp;', '&');
     let url: URL;
     try {
@@ -34,7 +35,7 @@ function addressesIn(html: string): string[] {
 
 describe('dist/client on a static host', () => {
   test('every internal address of every page is a file at that address, with no query', () => {
-    const pages = ['index.html', 'docs.html', '404.html', ...fs.readdirSync(path.join(client, 'p')).filter((f) => f.endsWith('.html')).map((f) => `p/${f}`)];
+    const pages = ['index.html', 'docs.html', '404.html', 'lookup.html', ...fs.readdirSync(path.join(client, 'p')).filter((f) => f.endsWith('.html')).map((f) => `p/${f}`)];
     const checked = new Set<string>();
     const dead: string[] = [];
     for (const page of pages) {
@@ -46,7 +47,7 @@ describe('dist/client on a static host', () => {
     }
     expect(dead).toEqual([]);
     // Pages, stylesheets, avatars, decorations and generated previews were all among them.
-    for (const kind of [/^\/p\//, /^\/_astro\/.+\.css$/, /^\/media\/avatars\//, /^\/media\/decorations\//, /^\/media\/og\/.+\.png$/]) {
+    for (const kind of [/^\/lookup$/, /^\/p\//, /^\/_astro\/.+\.css$/, /^\/media\/avatars\//, /^\/media\/decorations\//, /^\/media\/og\/.+\.png$/]) {
       expect([...checked].some((a) => kind.test(a)), String(kind)).toBe(true);
     }
   });
