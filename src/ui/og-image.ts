@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { hueOf, initialOf } from './default-avatar.ts';
+import { imageDimensions, imageKindOf } from '../schemas/image-signature.ts';
 
 /** Side of the generated images: above every crawler's minimum, small to write. */
 export const OG_IMAGE_SIZE = 400;
@@ -62,32 +63,17 @@ interface ImageSize {
   height: number;
 }
 
+const PREVIEW_TYPES = { png: 'image/png', jpeg: 'image/jpeg', gif: 'image/gif' } as const;
+
 /**
- * The size of a PNG (IHDR, RFC 2083 §4.1.1), GIF (logical screen) or JPEG (first SOFn marker) from
- * its first bytes; undefined for other types or when the bytes end first.
+ * The size of a PNG, GIF or JPEG from its first bytes (the content check's own reading,
+ * `imageDimensions`); undefined for other types, which crawlers skip, or when the bytes end first.
  */
 export function imageSize(bytes: Uint8Array): ImageSize | undefined {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.length >= 24 && view.getUint32(0) === 0x89504e47 && view.getUint32(12) === 0x49484452) {
-    return { type: 'image/png', width: view.getUint32(16), height: view.getUint32(20) };
-  }
-  if (bytes.length >= 10 && view.getUint32(0) === 0x47494638) {
-    return { type: 'image/gif', width: view.getUint16(6, true), height: view.getUint16(8, true) };
-  }
-  if (bytes.length >= 4 && view.getUint16(0) === 0xffd8) {
-    let at = 2;
-    while (at + 9 <= bytes.length) {
-      if (bytes[at] !== 0xff) return undefined;
-      const marker = bytes[at + 1]!;
-      if (marker === 0xff) { at++; continue; }
-      // SOF0-SOF15 except DHT (C4), JPG (C8) and DAC (CC) carry the frame size.
-      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-        return { type: 'image/jpeg', height: view.getUint16(at + 5), width: view.getUint16(at + 7) };
-      }
-      at += 2 + view.getUint16(at + 2);
-    }
-  }
-  return undefined;
+  const kind = imageKindOf(bytes);
+  if (kind !== 'png' && kind !== 'jpeg' && kind !== 'gif') return undefined;
+  const dims = imageDimensions(kind, bytes);
+  return dims && { type: PREVIEW_TYPES[kind], ...dims };
 }
 
 /** Bytes read from an avatar to find its size: enough for PNG and GIF, and for most JPEGs... */
