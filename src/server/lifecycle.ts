@@ -63,6 +63,8 @@ export function applyConnectionLimits(server: http.Server, limits: ConnectionLim
   // kept a little below, so the connection that arrives when all are taken can take a slot.
   server.maxConnections = limits.maxConnections + EVICTION_ROOM;
   evictWhenFull(server, limits.maxConnections);
+  // Its count of answers under way also tells `evictWhenFull` which connections wait.
+  boundPipelining(server);
   server.headersTimeout = Math.min(limits.headersTimeout, limits.requestTimeout);
   server.requestTimeout = limits.requestTimeout;
   server.keepAliveTimeout = limits.keepAliveTimeout;
@@ -79,7 +81,8 @@ const EVICTION_ROOM = 16;
  * (slowloris), or one kept alive with nothing to ask. Before, 100 such sockets under
  * `MAX_CONNECTIONS=100` locked every other client out until the headers timeout cut them (12 s).
  * A client whose request is being answered is never evicted; when all are, the newcomer is refused,
- * as Node refused it. The oldest waiting connection is the first of a Map kept in waiting order.
+ * as Node refused it. The oldest waiting connection is the first of a Map kept in waiting order,
+ * which `boundPipelining`'s count of answers under way keeps (no listener of its own per request).
  */
 export function evictWhenFull(server: http.Server, max: number): void {
   const open = new Set<net.Socket>();
@@ -97,22 +100,11 @@ export function evictWhenFull(server: http.Server, max: number): void {
     const oldest = idle.keys().next().value;
     (oldest !== undefined && oldest !== socket ? oldest : socket).destroy();
   });
-  server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    idle.delete(req.socket);
-    // A shared function, no closure per answer: it reads the connection from the request.
-    res.once('finish', waitingAgain);
-  });
 }
 
 /** The waiting order a connection belongs to (`evictWhenFull`). */
 const idleOf = Symbol('idleOf');
 type WaitingSocket = net.Socket & { [idleOf]?: Map<net.Socket, true> };
-
-/** Its answer out, a kept-alive connection waits again: at the end of the order. */
-function waitingAgain(this: http.ServerResponse): void {
-  const socket = this.req.socket as WaitingSocket;
-  if (!socket.destroyed) socket[idleOf]?.set(socket, true);
-}
 
 /**
  * Pipelined requests a connection may have waiting for their answers before the server stops
@@ -131,7 +123,7 @@ export const MAX_PIPELINED = 128;
 const waiting = Symbol('waiting');
 /** Set when `boundPipelining` paused the connection. */
 const pausedByUs = Symbol('pausedByUs');
-type Counted = net.Socket & { [waiting]?: number; [pausedByUs]?: boolean };
+type Counted = WaitingSocket & { [waiting]?: number; [pausedByUs]?: boolean };
 
 /** The part of Node's per-connection HTTP parser (`socket.parser`, internal to node:http) used here. */
 interface NodeParser {
@@ -147,6 +139,7 @@ export function boundPipelining(server: http.Server): void {
     const socket = req.socket as Counted;
     const n = (socket[waiting] ?? 0) + 1;
     socket[waiting] = n;
+    socket[idleOf]?.delete(socket);
     // A shared function, no closure per answer: it reads the connection from the request.
     res.on('finish', answered);
     if (n > MAX_PIPELINED) socket.destroy();
@@ -178,6 +171,8 @@ function answered(this: http.ServerResponse): void {
   const socket = this.req.socket as Counted;
   const n = (socket[waiting] ?? 1) - 1;
   socket[waiting] = n;
+  // Every answer out: a kept-alive connection waits again, at the end of the order.
+  if (n === 0 && !socket.destroyed) socket[idleOf]?.set(socket, true);
   if (socket[pausedByUs] && n <= PIPELINE_PAUSE / 2) {
     socket[pausedByUs] = false;
     socket.resume();

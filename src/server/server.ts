@@ -8,7 +8,7 @@ import { connectRefused, releaseMissing, requestError, serverError, type ApiResp
 import { MAX_TARGET_BYTES, TargetRequest } from '../http/request.ts';
 import { loadRelease, releaseKey, watchRelease, type LoadedRelease } from './release.ts';
 import { ReleaseMissingError } from './disk-files.ts';
-import { applyConnectionLimits, boundPipelining, connectionLimits, serverOptions, type ConnectionLimits } from './lifecycle.ts';
+import { applyConnectionLimits, connectionLimits, serverOptions, type ConnectionLimits } from './lifecycle.ts';
 import type { AccessLog } from './access-log.ts';
 
 export interface SiteServer {
@@ -81,7 +81,6 @@ export async function createSiteServer(distDir: string, options: SiteServerOptio
     }
   });
   applyConnectionLimits(server, limits);
-  boundPipelining(server);
   accessLog?.watch(server);
   // A request Node cannot even parse still gets a JSON answer with the common headers (and a log line).
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
