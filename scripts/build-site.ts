@@ -2,8 +2,8 @@
 //
 // Validates the content, builds the pages with Astro and writes the API files into a new release
 // folder, and switches dist/ (a link) to it only when every step succeeded: bad content, a kill or
-// a full disk never replaces the last good build (src/build/releases.ts). One build at a time: a
-// second one refuses at once, naming the first (src/build/build-lock.ts); exit code 75.
+// a full disk never replaces the last good build (src/release/releases.ts). One build at a time: a
+// second one refuses at once, naming the first (src/release/lock.ts); exit code 75.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,12 +13,12 @@ import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
 import { goneNames, linkPages, planPages, profilePageKey, readPageManifest, renderFingerprint, userInputKey, type PageManifest, type PagePlan } from '../src/build/page-reuse.ts';
-import { isLayered, layeredFiles, listFiles, locator, maxLayeredFiles, releaseFiles, type Layers } from '../src/build/layers.ts';
+import { isLayered, layeredFiles, listFiles, locator, maxLayeredFiles, releaseFiles, type Layers } from '../src/release/layers.ts';
 import type { PublicUser } from '../src/schemas/api.ts';
 import { USERS_PATH } from '../src/api/handler.ts';
 import { OG_IMAGES_PATH } from '../src/ui/og-image.ts';
 import { WORKER_MIN_PAGES, movePages, renderInWorker, runShard, runningShards, shardCount, splitPages, type ShardResult } from '../src/build/render-shards.ts';
-import { buildLayout } from '../src/build/layout.ts';
+import { buildLayout } from '../src/release/layout.ts';
 import { KEPT_FILE, KEPT_SERVER_DIR, keepRendererIn, rendererDir } from '../src/build/keep-renderer.ts';
 import { openRenderer, RendererUnavailable, type PageRenderer } from '../src/build/page-renderer.ts';
 import { AnswerTimes } from '../src/build/answer-times.ts';
@@ -34,12 +34,12 @@ import { nameFilterBytes } from '../src/api/name-filter.ts';
 import { previewFileOf } from '../src/ui/og-image.ts';
 import { writePreviewImages } from '../src/ui/og-image-png.ts';
 import { siteSitemap } from '../src/ui/sitemap.ts';
-import { BuildLockHeld, acquireBuildLock, type BuildLock } from '../src/build/build-lock.ts';
+import { BuildLockHeld, acquireBuildLock, type BuildLock } from '../src/release/lock.ts';
 import { checkFaults, faultPoint } from '../src/build/faults.ts';
 import {
   KEEP_RELEASES, LOCK_FILE, adoptPlainBuild, readReleaseInfo, readsFromOf, buildingPath, leftovers, listReleases, nextReleaseId, recoverLink, releasePath, releasesDir,
   releasesToPrune, retireRelease, servedRelease, switchRelease, syncDir, writeReleaseInfo,
-} from '../src/build/releases.ts';
+} from '../src/release/releases.ts';
 import { parseCli } from '../src/cli.ts';
 import { pointWranglerAtServedRelease } from '../src/build/wrangler-deploy-config.ts';
 import { assetLimitProblem, uploadedAssetFiles } from '../src/build/cloudflare-assets.ts';

@@ -1,13 +1,13 @@
 // Usage: npm run rollback [-- --list | --to <id>]      (DIST_DIR from the environment)
 //
 // Switches DIST_DIR back to the release served before the current one, in one atomic step (the
-// same link rename as a build: src/build/releases.ts). A running server picks it up at once.
+// same link rename as a build: src/release/releases.ts). A running server picks it up at once.
 // Again goes further back; `--to <id>` goes to any kept release, newer ones included.
 import path from 'node:path';
 import { parseCli } from '../src/cli.ts';
 import { distDirFromEnv } from '../src/config.ts';
-import { BuildLockHeld, acquireBuildLock } from '../src/build/build-lock.ts';
-import { LOCK_FILE, listReleases, readReleaseInfo, releasesDir, servedRelease, switchRelease } from '../src/build/releases.ts';
+import { BuildLockHeld, acquireBuildLock } from '../src/release/lock.ts';
+import { LOCK_FILE, listReleases, readReleaseInfo, releasesDir, servedRelease, switchRelease } from '../src/release/releases.ts';
 
 const { values } = parseCli({
   name: 'rollback',

@@ -32,7 +32,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT, serve } from '../support/serve-build.ts';
 import { numberOption, parseCli, step } from '../../src/cli.ts';
-import { releasesDir } from '../../src/build/releases.ts';
+import { releasesDir } from '../../src/release/releases.ts';
 
 const cli = parseCli({
   name: 'bench',

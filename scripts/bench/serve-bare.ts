@@ -17,8 +17,8 @@ import path from 'node:path';
 import { dataOf } from '../../src/api/handler.ts';
 import { BROTLI, JSON_HEADERS, compressedBaseOf, encodedEtag } from '../../src/http/headers.ts';
 import { etagOf } from '../../src/http/response.ts';
-import { layeredFiles, locator } from '../../src/build/layers.ts';
-import { readReleaseInfo, releasesDir, servedRelease } from '../../src/build/releases.ts';
+import { layeredFiles, locator } from '../../src/release/layers.ts';
+import { readReleaseInfo, releasesDir, servedRelease } from '../../src/release/releases.ts';
 
 const [dist, flag] = process.argv.slice(2);
 const contract = flag === '--contract-headers';
@@ -29,7 +29,7 @@ if (!dist || (flag !== undefined && !contract)) {
 interface User { body: Buffer; head: Buffer; etag: string; dataEtag: string; br: Buffer | undefined; brEtag: string }
 const users = new Map<string, User>();
 // Every user file of the served release, those a layered release reads from its base included
-// (src/build/layers.ts): after a one-edit rebuild its own folder holds one file.
+// (src/release/layers.ts): after a one-edit rebuild its own folder holds one file.
 const served = servedRelease(dist);
 const layers = served ? readReleaseInfo(dist, served)?.layers : undefined;
 const client = path.join(dist, 'client');

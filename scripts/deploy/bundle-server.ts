@@ -20,9 +20,9 @@ import { build } from 'esbuild';
 import { ROOT } from '../support/serve-build.ts';
 import { failWith, parseCli, type Fail } from '../../src/cli.ts';
 import { distDirFromEnv } from '../../src/config.ts';
-import { buildLayout } from '../../src/build/layout.ts';
-import { RELEASE_INFO_FILE, type ReleaseInfo } from '../../src/build/releases.ts';
-import { locator, releaseFiles } from '../../src/build/layers.ts';
+import { buildLayout } from '../../src/release/layout.ts';
+import { RELEASE_INFO_FILE, type ReleaseInfo } from '../../src/release/releases.ts';
+import { locator, releaseFiles } from '../../src/release/layers.ts';
 
 const SERVER_ENTRY = 'src/server/main.ts';
 const BUNDLE_FILE = 'server.mjs';

@@ -2,7 +2,7 @@
 // bytes the build would write (src/build/write-build.ts), and the images read from the content
 // folder with the checks the build makes when it copies them.
 import path from 'node:path';
-import type { MediaDirs } from '../build/layout.ts';
+import type { MediaDirs } from '../release/layout.ts';
 import { readRegularFile } from '../content/read-file.ts';
 import { MAX_IMAGE_BYTES } from '../schemas/limits.ts';
 import { SIGNATURE_BYTES, imageSignatureProblem } from '../schemas/image-signature.ts';

@@ -8,7 +8,7 @@ import { prerenderedCreators, prerenderedUserBody, userData } from '../api/prere
 import { lookupFiles } from '../api/release-files.ts';
 import { ENCODINGS, answerOnlyHeaders, compressedBaseOf } from '../http/headers.ts';
 import { ContentReader } from '../content/read-file.ts';
-import { buildLayout } from './layout.ts';
+import { buildLayout } from '../release/layout.ts';
 import type { SiteIndex } from '../model/site-index.ts';
 import type { DeployTarget } from '../config.ts';
 import { writeStaticHostFiles } from './static-host-files.ts';
@@ -16,7 +16,7 @@ import { writeStaticHostHeaders } from './static-host-headers.ts';
 import { writeStaticHostRedirects } from './static-host-redirects.ts';
 import type { UserFilesBatch } from './user-files-worker.ts';
 import type { AnswerTimes } from './answer-times.ts';
-import { releaseFiles, type Layers } from './layers.ts';
+import { releaseFiles, type Layers } from '../release/layers.ts';
 import type { PublicUser } from '../schemas/api.ts';
 import type { CreatorRow } from '../model/creators-list.ts';
 

@@ -72,7 +72,7 @@ export class DiskFiles implements ReleaseFiles {
 
   /**
    * @param root the release's `client` folder, by its real path (a request pinned to a release never reads through the `dist` link)
-   * @param locate for a layered release (src/build/layers.ts): the `client` folder holding a file, or null when there is none
+   * @param locate for a layered release (src/release/layers.ts): the `client` folder holding a file, or null when there is none
    */
   constructor(root: string, budget = DEFAULT_FILE_CACHE_BYTES, locate?: (file: string) => string | null) {
     this.root = root;

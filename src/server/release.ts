@@ -1,12 +1,12 @@
 // One release as the server holds it, and how the server notices a new one. `<DIST_DIR>` is a link
-// to a release folder (src/build/releases.ts); a release is opened by its real path, and a request
+// to a release folder (src/release/releases.ts); a release is opened by its real path, and a request
 // keeps the release it started with to the end: its files are read from that folder, never through
 // the link, so it never mixes two releases (kept releases are never modified).
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildLayout } from '../build/layout.ts';
-import { RELEASE_INFO_FILE, type ReleaseInfo } from '../build/releases.ts';
-import { locator } from '../build/layers.ts';
+import { buildLayout } from '../release/layout.ts';
+import { RELEASE_INFO_FILE, type ReleaseInfo } from '../release/releases.ts';
+import { locator } from '../release/layers.ts';
 import { DiskFiles } from './disk-files.ts';
 
 export interface LoadedRelease {
@@ -42,7 +42,7 @@ export async function loadRelease(distDir: string, fileCacheBytes?: number): Pro
   const dir = key.split('\0')[0]!;
   const info = releaseInfoOf(dir);
   const client = buildLayout(dir).client;
-  // A layered release reads the files it does not hold from the releases it names (src/build/layers.ts).
+  // A layered release reads the files it does not hold from the releases it names (src/release/layers.ts).
   const files = new DiskFiles(client, fileCacheBytes, info.layers && locator(path.dirname(dir), client, info.layers));
   if (!await files.read('404.html')) throw new Error(`The build in ${dir} has no 404 page: it is not a whole build.`);
   return { dir, key, builtAt: info.builtAt ?? 'an unknown time', files };

@@ -135,7 +135,7 @@ export async function writePreviewImages(dir: string, users: Iterable<{ username
 /**
  * The build step: writes under `clientDir` (OG_IMAGES_PATH) the generated preview of every profile
  * whose page names one (`previewImage`), but those `have` says the release has already (a layered
- * release, src/build/layers.ts). Returns the names of every preview the pages use.
+ * release, src/release/layers.ts). Returns the names of every preview the pages use.
  */
 export function writeProfilePreviews(clientDir: string, index: SiteIndex, avatarsDir: string, have?: (file: string) => boolean): Promise<string[]> {
   const avatarFiles = new Map(index.avatars);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assetLimitProblem, uploadedAssetFiles } from '../../src/build/cloudflare-assets.ts';
 import { DEPLOY_REDIRECT } from '../../src/build/wrangler-deploy-config.ts';
-import { servedRelease } from '../../src/build/releases.ts';
+import { servedRelease } from '../../src/release/releases.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
 import { FIXTURE, ROOT } from '../support/helpers.ts';
 

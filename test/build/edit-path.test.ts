@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { locator, releaseFiles } from '../../src/build/layers.ts';
-import { readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../src/build/releases.ts';
-import { buildLayout } from '../../src/build/layout.ts';
+import { locator, releaseFiles } from '../../src/release/layers.ts';
+import { readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../src/release/releases.ts';
+import { buildLayout } from '../../src/release/layout.ts';
 import { readKeptIndex } from '../../src/build/kept-index.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';

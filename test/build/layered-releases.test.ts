@@ -1,12 +1,12 @@
 // A rebuild that changed a few profiles writes a release holding only what changed, and reads the
-// rest from the release before (src/build/layers.ts). What it serves must be exactly what a whole
+// rest from the release before (src/release/layers.ts). What it serves must be exactly what a whole
 // release of the same content serves, file for file and byte for byte.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, onTestFinished, test } from 'vitest';
-import { layeredFiles, locator, releaseFiles, type Layers } from '../../src/build/layers.ts';
-import { listReleases, readReleaseInfo, releasePath, releasesDir, releasesToPrune, servedRelease, switchRelease } from '../../src/build/releases.ts';
-import { buildLayout } from '../../src/build/layout.ts';
+import { layeredFiles, locator, releaseFiles, type Layers } from '../../src/release/layers.ts';
+import { listReleases, readReleaseInfo, releasePath, releasesDir, releasesToPrune, servedRelease, switchRelease } from '../../src/release/releases.ts';
+import { buildLayout } from '../../src/release/layout.ts';
 import { manifestPages, readPageManifest } from '../../src/build/page-reuse.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { serve } from '../../scripts/support/serve-build.ts';

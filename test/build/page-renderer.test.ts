@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { KEPT_FILE, KEPT_RENDERERS, KEPT_SERVER_DIR, keepRenderer, keepRendererIn, readKept, rendererDir } from '../../src/build/keep-renderer.ts';
 import { openRenderer, RendererUnavailable } from '../../src/build/page-renderer.ts';
 import { renderFingerprint } from '../../src/build/page-reuse.ts';
-import { releasePath, servedRelease } from '../../src/build/releases.ts';
+import { releasePath, servedRelease } from '../../src/release/releases.ts';
 import { BUILD_EPOCH, TEST_SITE_URL, sharedBuild, workDir } from '../support/built-server.ts';
 import { buildSite } from '../../scripts/support/serve-build.ts';
 import { FIXTURE, ROOT } from '../support/helpers.ts';

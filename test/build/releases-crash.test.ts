@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { readLock } from '../../src/build/build-lock.ts';
+import { readLock } from '../../src/release/lock.ts';
 import { BUILD_STEPS } from '../../src/build/faults.ts';
-import { LOCK_FILE, leftovers, listReleases, readReleaseInfo, readsFromOf, releasePath, releasesDir, servedRelease } from '../../src/build/releases.ts';
-import { locator } from '../../src/build/layers.ts';
+import { LOCK_FILE, leftovers, listReleases, readReleaseInfo, readsFromOf, releasePath, releasesDir, servedRelease } from '../../src/release/releases.ts';
+import { locator } from '../../src/release/layers.ts';
 import { serve } from '../../scripts/support/serve-build.ts';
 import { BUILD_EPOCH, TEST_SITE_URL, buildFixture, ownBuild, type OwnBuild } from '../support/built-server.ts';
 import { FIXTURE, ROOT } from '../support/helpers.ts';
@@ -28,7 +28,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => own?.stop());
 
-/** The served release's answer for bob, read where the release holds it (src/build/layers.ts). */
+/** The served release's answer for bob, read where the release holds it (src/release/layers.ts). */
 const siteIndex = (dist: string) => {
   const id = servedRelease(dist)!;
   const client = path.join(releasePath(dist, id), 'client');

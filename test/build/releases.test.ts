@@ -1,15 +1,15 @@
-// The release folder and its link (src/build/releases.ts) and the build lock (src/build/build-lock.ts),
+// The release folder and its link (src/release/releases.ts) and the build lock (src/release/lock.ts),
 // on their own; test/build/releases-crash.test.ts runs the real build against them.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { BuildLockHeld, acquireBuildLock, readLock } from '../../src/build/build-lock.ts';
+import { BuildLockHeld, acquireBuildLock, readLock } from '../../src/release/lock.ts';
 import {
   adoptPlainBuild, buildingPath, leftovers, listReleases, nextReleaseId, recoverLink, releasePath, releasesDir, releasesToPrune,
   retireRelease, servedRelease, switchRelease,
-} from '../../src/build/releases.ts';
+} from '../../src/release/releases.ts';
 
 const made: string[] = [];
 afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
@@ -117,7 +117,7 @@ describe('the build lock', () => {
 
   test('a build whose write of the lock fails (a full disk) leaves nothing that refuses the next', async () => {
     const file = path.join(path.dirname(tempDist()), 'build.lock');
-    const lockModule = path.resolve('src/build/build-lock.ts');
+    const lockModule = path.resolve('src/release/lock.ts');
     // `ulimit -f 0`: the kernel refuses the first byte written to any file, as a full disk does
     // (EFBIG with SIGXFSZ caught; ENOSPC on a full disk), after the file was created.
     const script = `process.on('SIGXFSZ', () => {});

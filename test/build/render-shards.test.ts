@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { MAX_SHARDS, SHARD_MIN_PAGES, shardCount, splitPages } from '../../src/build/render-shards.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
-import { servedRelease } from '../../src/build/releases.ts';
+import { servedRelease } from '../../src/release/releases.ts';
 
 const WORK = workDir('shards');
 afterAll(() => fs.rmSync(WORK, { recursive: true, force: true }));

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { writeApiFiles } from '../../src/build/write-build.ts';
 import { AnswerTimes } from '../../src/build/answer-times.ts';
-import { buildLayout } from '../../src/build/layout.ts';
+import { buildLayout } from '../../src/release/layout.ts';
 import { FIXTURE, copyFixture, fixtureSite } from '../support/helpers.ts';
 
 const made: string[] = [];

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { etagOf } from '../../src/http/response.ts';
 import { ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
-import { isReleaseId, readReleaseInfo, releasePath, servedRelease } from '../../src/build/releases.ts';
+import { isReleaseId, readReleaseInfo, releasePath, servedRelease } from '../../src/release/releases.ts';
 import { buildFixture, ownBuild, sharedBuild } from '../support/built-server.ts';
 import { FIXTURE, PRIVATE_MARKERS, ROOT, readDecoded } from '../support/helpers.ts';
 import { compressedBaseOf } from '../../src/http/headers.ts';
@@ -251,7 +251,7 @@ describe('the built service over HTTP', () => {
     expect(name).toBe('Robert');
     expect(await (await ownGet('/p/bob')).text()).toContain('Robert');
     // Only bob's page was rendered; the new release holds only it and reads the others from the
-    // release before (src/build/layers.ts), which is untouched.
+    // release before (src/release/layers.ts), which is untouched.
     expect(b.stdout).toMatch(/pages \(1 rendered, 6 unchanged\)/);
     const info = readReleaseInfo(own.dist, servedRelease(own.dist)!)!;
     expect(info.layers?.base).toBe(info.previous);

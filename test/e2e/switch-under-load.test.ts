@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { listReleases, releasePath, servedRelease } from '../../src/build/releases.ts';
+import { listReleases, releasePath, servedRelease } from '../../src/release/releases.ts';
 import { loadRelease } from '../../src/server/release.ts';
 import { BUILD_EPOCH, TEST_SITE_URL, ownBuild, type OwnBuild } from '../support/built-server.ts';
 import { FIXTURE, ROOT } from '../support/helpers.ts';

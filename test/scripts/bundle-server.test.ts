@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SERVE_NODE_FLAGS } from '../../scripts/support/serve-build.ts';
-import { RELEASE_INFO_FILE, type ReleaseInfo } from '../../src/build/releases.ts';
+import { RELEASE_INFO_FILE, type ReleaseInfo } from '../../src/release/releases.ts';
 import { ownBuild, sharedBuild } from '../support/built-server.ts';
 import { PRIVATE_MARKERS, ROOT } from '../support/helpers.ts';
 

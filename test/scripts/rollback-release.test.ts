@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { acquireBuildLock } from '../../src/build/build-lock.ts';
-import { LOCK_FILE, nextReleaseId, releasePath, releasesDir, servedRelease, switchRelease, writeReleaseInfo } from '../../src/build/releases.ts';
+import { acquireBuildLock } from '../../src/release/lock.ts';
+import { LOCK_FILE, nextReleaseId, releasePath, releasesDir, servedRelease, switchRelease, writeReleaseInfo } from '../../src/release/releases.ts';
 import { ROOT } from '../support/helpers.ts';
 
 const made: string[] = [];

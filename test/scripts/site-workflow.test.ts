@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
-import { listFiles } from '../../src/build/layers.ts';
+import { listFiles } from '../../src/release/layers.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
 import { FIXTURE, ROOT } from '../support/helpers.ts';
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { buildSite, serve, type RunningServer } from '../../scripts/support/serve-build.ts';
-import { releasePath, servedRelease, switchRelease } from '../../src/build/releases.ts';
+import { releasePath, servedRelease, switchRelease } from '../../src/release/releases.ts';
 import { FIXTURE, ROOT } from './helpers.ts';
 
 export const TEST_SITE_URL = 'https://profiles.example.net';

@@ -4,13 +4,13 @@
 // of a dead build and removed by the next), renames it to `<id>` when it is complete, and switches
 // `<DIST_DIR>` to it with one rename of a new link over the old one: at every instant `<DIST_DIR>`
 // is either the old release or the new one, both complete. Only a build holding the build lock
-// (build-lock.ts) or `npm run rollback` changes anything here.
+// (lock.ts) or `npm run rollback` changes anything here.
 //
 //   dist -> dist.releases/000042-20261122T192300Z
 //   dist.releases/000040-…  000041-…  000042-…   kept releases, never modified once named
 //   dist.releases/.building-000043-…             the build in progress (or a dead one's leftovers)
 //   dist.releases/.pruning-000039-…              a release being removed
-//   dist.releases/build.lock                     who is building (build-lock.ts)
+//   dist.releases/build.lock                     who is building (lock.ts)
 import fs from 'node:fs';
 import path from 'node:path';
 import { layerReleases, type Layers } from './layers.ts';
