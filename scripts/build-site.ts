@@ -22,18 +22,16 @@ import { buildLayout } from '../src/release/layout.ts';
 import { KEPT_FILE, KEPT_SERVER_DIR, keepRendererIn, rendererDir } from '../src/build/keep-renderer.ts';
 import { openRenderer, RendererUnavailable, type PageRenderer } from '../src/build/page-renderer.ts';
 import { AnswerTimes } from '../src/build/answer-times.ts';
-import { buildSiteIndex } from '../src/model/site-index.ts';
+import { buildSiteIndex, columnsOf } from '../src/model/site-index.ts';
+import { isWholeIndexFile, wholeIndexRoutes } from '../src/build/derived.ts';
 import { mediaAddressesFor } from '../src/model/public-user.ts';
 import { writeProfilePreviews } from '../src/ui/og-image-png.ts';
 import { recycleUserFiles, removeTrees, writeApiFiles, writeEditFiles, writeUserFiles } from '../src/build/write-build.ts';
 import { planEdit, type EditPlan } from '../src/build/edit-path.ts';
 import { keptIndexOf, othersDigestNow, readKeptIndex, writeKeptIndex, type KeptIndex } from '../src/build/kept-index.ts';
 import { exampleUser } from '../src/api/openapi.ts';
-import { CREATORS_ROWS_FILE, USER_NAMES_FILE, creatorsRows } from '../src/api/release-files.ts';
-import { nameFilterBytes } from '../src/api/name-filter.ts';
 import { previewFileOf } from '../src/ui/og-image.ts';
 import { writePreviewImages } from '../src/ui/og-image-png.ts';
-import { siteSitemap } from '../src/ui/sitemap.ts';
 import { BuildLockHeld, acquireBuildLock, type BuildLock } from '../src/release/lock.ts';
 import { checkFaults, faultPoint } from '../src/build/faults.ts';
 import {
@@ -44,7 +42,6 @@ import { parseCli } from '../src/cli.ts';
 import { pointWranglerAtServedRelease } from '../src/build/wrangler-deploy-config.ts';
 import { assetLimitProblem, uploadedAssetFiles } from '../src/build/cloudflare-assets.ts';
 import { compressRelease, describeStats, type CompressStats } from '../src/build/compress.ts';
-import { compressedBaseOf } from '../src/http/headers.ts';
 
 parseCli({
   name: 'build',
@@ -557,31 +554,19 @@ async function renderWithKept(renderer: PageRenderer, outDir: string, ownPages: 
 }
 
 /**
- * What an edit build writes besides its answers and previews: every file of the served release
- * outside the layered folders (the same code built them from the same inputs), the changed
- * profiles' pages, and the files that change with any profile: the API description (its example)
- * and the docs page made from it; the sitemaps when a profile's status changed or one was added or
- * removed (made from the kept columns); the creators rows and the home page when a creator changed;
- * the home page (its count) and the filter of names when profiles were added or removed.
+ * What an edit build writes besides its answers, previews and the handler's files (write-build.ts):
+ * every file of the served release outside the layered folders (the same code built them from the
+ * same inputs), the changed profiles' pages, and the pages made from the whole index, rendered from
+ * the edit's columns as a whole build renders them from its index (src/build/derived.ts).
  */
 async function renderEdit(renderer: PageRenderer, outDir: string, names: string[], edit: EditPlan): Promise<void> {
   const to = buildLayout(outDir);
   process.env.CONTENT_DIR = contentDir;
-  // The home page lists the creators.
-  // The home page lists the creators and counts the profiles.
-  const home = edit.creatorsChanged || edit.namesChanged;
-  const remade = new Set(['openapi.json', 'docs.html', ...(home ? ['index.html'] : []), ...(edit.namesChanged ? [USER_NAMES_FILE] : [])]);
-  const isSitemap = (file: string) => /^sitemap(-\d+)?\.xml$/.test(file);
-  const { kept } = edit;
-  const sitemaps = edit.statusChanged
-    ? siteSitemap({ siteUrl, users: kept.names.map((username, i) => ({ username, status: kept.suspended[i] ? 'suspended' as const : 'active' as const, hasCustomDomain: kept.domains[i] !== null })) })
-    : [];
   const from = buildLayout(releasePath(distDir, servedRelease(distDir)!)).client;
   const made = new Set<string>();
   for (const file of listFiles(from)) {
     // A remade file's compressed siblings go with it: the compress step makes them again.
-    const own = compressedBaseOf(file) ?? file;
-    if (isLayered(file) || remade.has(own) || (edit.statusChanged && isSitemap(own))) continue;
+    if (isLayered(file) || isWholeIndexFile(file)) continue;
     const dir = path.dirname(path.join(to.client, file));
     if (!made.has(dir)) fs.mkdirSync(dir, { recursive: true });
     made.add(dir);
@@ -589,16 +574,10 @@ async function renderEdit(renderer: PageRenderer, outDir: string, names: string[
   }
   try {
     await renderer.renderChangedPages(edit.index, names, to.client);
-    await renderer.renderPaths(edit.index, ['/openapi.json', '/docs', ...(home ? ['/'] : [])], to.client);
+    await renderer.renderPaths(edit.index, wholeIndexRoutes(columnsOf(edit.index)), to.client);
   } catch (e) {
     fs.rmSync(path.join(keptDir, KEPT_FILE), { force: true });
     throw new Error(`the kept renderer failed (the next build runs \`astro build\`): ${(e as Error)?.stack ?? e}`);
-  }
-  for (const file of sitemaps) fs.writeFileSync(path.join(to.client, file.path.slice(1)), file.xml);
-  if (edit.creatorsChanged) fs.writeFileSync(path.join(to.client, CREATORS_ROWS_FILE), JSON.stringify(creatorsRows(edit.index)));
-  if (edit.namesChanged) {
-    fs.mkdirSync(path.dirname(path.join(to.client, USER_NAMES_FILE)), { recursive: true });
-    fs.writeFileSync(path.join(to.client, USER_NAMES_FILE), nameFilterBytes(kept.names));
   }
   fs.cpSync(path.join(keptDir, KEPT_SERVER_DIR), to.server, { recursive: true });
 }

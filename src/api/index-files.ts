@@ -6,7 +6,7 @@ import type { MediaDirs } from '../release/layout.ts';
 import { readRegularFile } from '../content/read-file.ts';
 import { MAX_IMAGE_BYTES } from '../schemas/limits.ts';
 import { SIGNATURE_BYTES, imageSignatureProblem } from '../schemas/image-signature.ts';
-import type { SiteIndex } from '../model/site-index.ts';
+import { columnsOf, type SiteIndex } from '../model/site-index.ts';
 import type { PublicUser } from '../schemas/api.ts';
 import { CREATORS_FILE, USER_PREFIX } from './handler.ts';
 import { prerenderedCreators, prerenderedUserBody, userData } from './prerendered.ts';
@@ -26,7 +26,7 @@ export class IndexFiles implements ReleaseFiles {
   constructor(index: SiteIndex, media: MediaDirs) {
     this.#index = index;
     this.#users = new Map(index.users.map((u) => [u.username, u]));
-    this.#lookups = lookupFiles(index);
+    this.#lookups = lookupFiles(columnsOf(index));
     this.#avatarFiles = new Set(index.avatars.map(([, f]) => f));
     this.#decorationFiles = new Set(index.decorationFiles);
     this.#media = media;
@@ -37,7 +37,7 @@ export class IndexFiles implements ReleaseFiles {
       const user = this.#users.get(file.slice(USERS_DIR.length));
       return user && Buffer.from(prerenderedUserBody(this.#index.builtAt, userData(user)));
     }
-    if (file === CREATORS_FILE) return (this.#creators ??= Buffer.from(prerenderedCreators(this.#index).body as string));
+    if (file === CREATORS_FILE) return (this.#creators ??= Buffer.from(prerenderedCreators(columnsOf(this.#index)).body as string));
     const table = this.#lookups.get(file);
     if (table !== undefined) return typeof table === 'string' ? Buffer.from(table) : table.slice();
     const [, kind, name] = /^media\/(avatars|decorations)\/([^/]+)$/.exec(file) ?? [];

@@ -4,10 +4,9 @@
 // (src/build/answer-times.ts); in memory, the build time.
 import { etagOf, successBody, type ApiResponse } from '../http/response.ts';
 import { sortedCreators } from '../model/creators-list.ts';
-import type { SiteIndex } from '../model/site-index.ts';
+import type { IndexColumns } from '../model/site-index.ts';
 import type { PublicUser } from '../schemas/api.ts';
 import { DEFAULT_CREATORS_QUERY, creatorsAnswer } from './handler.ts';
-import { creatorsRows } from './release-files.ts';
 
 /** The bytes of `/api/v1/users/<username>`: `data` is the public user serialised once. */
 export const prerenderedUserBody = (builtAt: string, data: Buffer | string) => successBody(data, { timestamp: builtAt, executionTimeMs: 0 });
@@ -19,8 +18,8 @@ export const userData = (user: PublicUser) => Buffer.from(JSON.stringify(user));
  * demand. `timestampFor` is given the weak ETag (a hash of everything but `meta`) and says the
  * `meta.timestamp` (src/build/answer-times.ts); the build time without it.
  */
-export function prerenderedCreators(index: SiteIndex, timestampFor?: (dataEtag: string) => string): ApiResponse {
-  const sorted = sortedCreators(creatorsRows(index).rows);
+export function prerenderedCreators(index: Pick<IndexColumns, 'siteUrl' | 'builtAt' | 'creatorRows'>, timestampFor?: (dataEtag: string) => string): ApiResponse {
+  const sorted = sortedCreators(index.creatorRows);
   let made = creatorsAnswer(sorted, index.siteUrl, DEFAULT_CREATORS_QUERY, index.builtAt, 0);
   const timestamp = timestampFor?.(made.headers.etag!) ?? index.builtAt;
   if (timestamp !== index.builtAt) made = creatorsAnswer(sorted, index.siteUrl, DEFAULT_CREATORS_QUERY, timestamp, 0);

@@ -3,7 +3,7 @@
 // src/edge/asset-files.ts on Cloudflare, `IndexFiles` below under `astro dev` and in tests), so the
 // handler holds no index of the directory: its memory does not grow with the number of profiles.
 import { IMAGE_TYPES } from '../schemas/common.ts';
-import type { SiteIndex } from '../model/site-index.ts';
+import type { IndexColumns, SiteIndex } from '../model/site-index.ts';
 import type { CreatorRow } from '../model/creators-list.ts';
 import { nameFilterBytes, parseNameFilter, type NameFilter } from './name-filter.ts';
 
@@ -125,15 +125,21 @@ export function creatorsRows(index: SiteIndex): CreatorsRows {
 
 /**
  * The lookup files of a build: which avatar file each profile has, which profile each custom domain
- * serves, the creators rows, and which names have a user file.
+ * serves, the creators rows, and which names have a user file. Made from the index's columns, the
+ * same in a cold build and an edit build (src/build/derived.ts).
  */
-export function lookupFiles(index: SiteIndex): Map<string, string | Uint8Array> {
-  const domains = index.users.filter((u) => u.customDomain !== null).map((u) => [u.customDomain!, u.username] as const);
+export function lookupFiles(c: IndexColumns): Map<string, string | Uint8Array> {
+  const avatars: [string, string][] = [];
+  const domains: [string, string][] = [];
+  for (let i = 0; i < c.names.length; i++) {
+    if (c.avatars[i] !== null) avatars.push([c.names[i]!, c.avatars[i]!]);
+    if (c.domains[i] !== null) domains.push([c.domains[i]!, c.names[i]!]);
+  }
   return new Map<string, string | Uint8Array>([
-    ...lookupTableFiles('avatars', index.avatars),
+    ...lookupTableFiles('avatars', avatars),
     ...lookupTableFiles('domains', domains),
-    [CREATORS_ROWS_FILE, JSON.stringify(creatorsRows(index))],
-    [USER_NAMES_FILE, nameFilterBytes(index.users.map((u) => u.username))],
+    [CREATORS_ROWS_FILE, JSON.stringify({ siteUrl: c.siteUrl, rows: c.creatorRows as CreatorRow[] } satisfies CreatorsRows)],
+    [USER_NAMES_FILE, nameFilterBytes(c.names)],
   ]);
 }
 

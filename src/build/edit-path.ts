@@ -246,6 +246,8 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     decorationFiles: [...new Set(kept.decorationEntries.map(([, , file]) => file))].sort(),
     creators: listed.map((r) => r.summary),
     creatorRows: listed,
+    // The whole site's, for the files made from the whole index (src/build/derived.ts).
+    columns: { siteUrl, builtAt, names, suspended: next.suspended, domains: next.domains, avatars: next.avatars, creatorRows: listed },
   };
   return {
     index, changed, servedAt, servedNames: kept.names, removed: removed.map((j) => kept.names[j]!), stamps: changedStamps, kept: next,

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CREATORS_PATH, USERS_PATH } from '../api/handler.ts';
 import { prerenderedCreators, prerenderedUserBody, userData } from '../api/prerendered.ts';
-import { lookupFiles } from '../api/release-files.ts';
+import { columnsOf } from '../model/site-index.ts';
+import { handlerFiles } from './derived.ts';
 import { ENCODINGS, answerOnlyHeaders, compressedBaseOf } from '../http/headers.ts';
 import { ContentReader } from '../content/read-file.ts';
 import { buildLayout } from '../release/layout.ts';
@@ -129,22 +130,9 @@ export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: st
   const usersDir = path.join(layout.client, ...USERS_PATH.split('/').filter(Boolean));
   fs.mkdirSync(path.dirname(usersDir), { recursive: true });
   fs.renameSync(usersStaging, usersDir);
-  // The default page of the list: the same answer `?limit=50&sort=featured` gets on demand. Not for a
-  // host with files only: it ignores the query, so every page asked for (`links.next` included)
-  // would be this one, silently; with no file, the answer is an honest 404.
-  const creators = prerenderedCreators(index, (hash) => times.creators(hash));
-  if (target !== 'static') {
-    const creatorsFile = path.join(layout.client, ...CREATORS_PATH.split('/').filter(Boolean));
-    fs.mkdirSync(path.dirname(creatorsFile), { recursive: true });
-    fs.writeFileSync(creatorsFile, creators.body as string);
-  }
-  // What the on-demand handler looks up (src/api/release-files.ts): small files, not an index in
-  // memory. A host with files only has no handler to read them.
-  for (const [file, text] of target === 'static' ? [] : lookupFiles(index)) {
-    const to = path.join(layout.client, ...file.split('/'));
-    fs.mkdirSync(path.dirname(to), { recursive: true });
-    fs.writeFileSync(to, text);
-  }
+  // The files made from the whole index (derived.ts), the same whether or not the build is an edit.
+  const { files: wholeIndex, creators } = handlerFiles(columnsOf(index), target, (hash) => times.creators(hash));
+  writeFiles(layout.client, wholeIndex);
 
   let mediaFiles = 0;
   // Read as content is (src/content/read-file.ts): never through a link, within the image size
@@ -181,7 +169,7 @@ export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: st
   if (target === 'static') writeStaticHostFiles(layout.client, index.builtAt);
   // Last, so its rules cover every file of the build (of a layered one, those it reads from others too).
   const files = layered ? releaseFiles(layered.releasesDir, layout.client, layered.layers) : undefined;
-  writeStaticHostHeaders(layout.client, target === 'static' ? {} : { [CREATORS_PATH]: answerOnlyHeaders(CREATORS_PATH, creators.headers) }, files);
+  writeStaticHostHeaders(layout.client, creators ? { [CREATORS_PATH]: answerOnlyHeaders(CREATORS_PATH, creators.headers) } : {}, files);
   if (target === 'static') writeStaticHostRedirects(layout.client, files);
   return { userFiles: layered ? index.users.length : fs.readdirSync(usersDir).length, mediaFiles };
 }
@@ -204,17 +192,29 @@ export function writeEditFiles(outDir: string, index: SiteIndex, usersStaging: s
   const usersDir = path.join(layout.client, ...USERS_PATH.split('/').filter(Boolean));
   fs.mkdirSync(path.dirname(usersDir), { recursive: true });
   fs.renameSync(usersStaging, usersDir);
-  const creators = prerenderedCreators(index, (hash) => times.creators(hash));
-  const creatorsFile = path.join(layout.client, ...CREATORS_PATH.split('/').filter(Boolean));
-  // Copied from the served release with its compressed siblings, which may not fit the new bytes.
-  for (const e of ENCODINGS) fs.rmSync(creatorsFile + e.suffix, { force: true });
-  fs.writeFileSync(creatorsFile, creators.body as string);
+  // The files made from the whole index, from the edit's columns (derived.ts); copied from the
+  // served release with their compressed siblings, which may not fit the new bytes.
+  const { files: wholeIndex, creators } = handlerFiles(columnsOf(index), 'node', (hash) => times.creators(hash));
+  for (const file of wholeIndex.keys()) for (const e of ENCODINGS) fs.rmSync(path.join(layout.client, file + e.suffix), { force: true });
+  writeFiles(layout.client, wholeIndex);
   fs.mkdirSync(layout.server, { recursive: true });
   times.write(layout.answerTimes);
-  const rule = answerOnlyHeaders(CREATORS_PATH, creators.headers);
+  const rule = answerOnlyHeaders(CREATORS_PATH, creators!.headers);
   const servedRule = answerOnlyHeaders(CREATORS_PATH, prerenderedCreators({ ...index, creatorRows: headers.servedCreatorRows }).headers);
   if (headers.filesChanged || JSON.stringify(rule) !== JSON.stringify(servedRule)) {
     writeStaticHostHeaders(layout.client, { [CREATORS_PATH]: rule }, headers.files());
+  }
+}
+
+/** Writes `files` (paths under `dir`, with `/`), making their folders. */
+function writeFiles(dir: string, files: ReadonlyMap<string, string | Uint8Array>): void {
+  const made = new Set<string>();
+  for (const [file, bytes] of files) {
+    const to = path.join(dir, ...file.split('/'));
+    const folder = path.dirname(to);
+    if (!made.has(folder)) fs.mkdirSync(folder, { recursive: true });
+    made.add(folder);
+    fs.writeFileSync(to, bytes);
   }
 }
 

@@ -25,6 +25,8 @@ export interface SiteIndex {
    * edit build (src/build/edit-path.ts) takes them from the served release and holds the changed users only.
    */
   creatorRows?: CreatorRow[];
+  /** The whole site's columns, when `users` does not hold every profile (an edit build's): `columnsOf` returns them. */
+  columns?: IndexColumns;
 }
 
 export function buildSiteIndex(content: Content, ctx: PublicContext): SiteIndex {
@@ -54,3 +56,49 @@ export function buildSiteIndex(content: Content, ctx: PublicContext): SiteIndex 
   };
 }
 
+
+/**
+ * What the files made from the whole index read of it (src/build/derived.ts): per profile, in
+ * username order, the few fields they depend on; and the creators rows. A cold build takes them from
+ * its index (`columnsOf`), an edit build from the served release's kept columns with its changes
+ * applied, so both make the same bytes from the same columns.
+ */
+export interface IndexColumns {
+  siteUrl: string;
+  builtAt: string;
+  names: readonly string[];
+  /** 1 for a suspended profile. */
+  suspended: ArrayLike<number>;
+  domains: readonly (string | null)[];
+  avatars: readonly (string | null)[];
+  /** The active creators' rows, in the list's default order. */
+  creatorRows: readonly CreatorRow[];
+}
+
+const COLUMNS = new WeakMap<SiteIndex, IndexColumns>();
+
+/** The columns of a whole index (every profile in `users`), made once per index. */
+export function columnsOf(index: SiteIndex): IndexColumns {
+  const known = index.columns ?? COLUMNS.get(index);
+  if (known) return known;
+  const n = index.users.length;
+  const names = new Array<string>(n);
+  const suspended = new Uint8Array(n);
+  const domains = new Array<string | null>(n);
+  const avatars = new Array<string | null>(n);
+  const avatarOf = new Map(index.avatars);
+  const creators = new Set(index.creators.map((c) => c.username));
+  const createdAt = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const u = index.users[i]!;
+    names[i] = u.username;
+    suspended[i] = u.status === 'suspended' ? 1 : 0;
+    domains[i] = u.customDomain;
+    avatars[i] = avatarOf.get(u.username) ?? null;
+    if (creators.has(u.username)) createdAt.set(u.username, Date.parse(u.createdAt));
+  }
+  const creatorRows = index.creatorRows ?? index.creators.map((summary) => ({ summary, createdAt: createdAt.get(summary.username)! }));
+  const columns = { siteUrl: index.siteUrl, builtAt: index.builtAt, names, suspended, domains, avatars, creatorRows };
+  COLUMNS.set(index, columns);
+  return columns;
+}

@@ -3,8 +3,9 @@
 import type { APIRoute, GetStaticPaths } from 'astro';
 import { getSiteIndex } from '../build/page-data.ts';
 import { siteSitemap } from '../ui/sitemap.ts';
+import { columnsOf } from '../model/site-index.ts';
 
 export const getStaticPaths: GetStaticPaths = () =>
-  siteSitemap(getSiteIndex()).slice(1).map((file) => ({ params: { part: file.path.slice('/sitemap-'.length, -'.xml'.length) }, props: { xml: file.xml } }));
+  siteSitemap(columnsOf(getSiteIndex())).slice(1).map((file) => ({ params: { part: file.path.slice('/sitemap-'.length, -'.xml'.length) }, props: { xml: file.xml } }));
 
 export const GET: APIRoute = ({ props }) => new Response((props as { xml: string }).xml);

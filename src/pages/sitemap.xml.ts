@@ -2,5 +2,6 @@
 import type { APIRoute } from 'astro';
 import { getSiteIndex } from '../build/page-data.ts';
 import { siteSitemap } from '../ui/sitemap.ts';
+import { columnsOf } from '../model/site-index.ts';
 
-export const GET: APIRoute = () => new Response(siteSitemap(getSiteIndex())[0]!.xml);
+export const GET: APIRoute = () => new Response(siteSitemap(columnsOf(getSiteIndex()))[0]!.xml);

@@ -9,6 +9,7 @@
 // when its page last changed (bio, links and views change without a date); a date that is not
 // the page's last change is worse than none, since search engines stop trusting a site's lastmod.
 import type { PublicUser } from '../schemas/api.ts';
+import type { IndexColumns } from '../model/site-index.ts';
 
 /** sitemaps.org: a sitemap file holds at most 50,000 URLs (and 50 MB); so does a sitemap index. */
 export const SITEMAP_MAX_URLS = 50_000;
@@ -59,15 +60,18 @@ export function sitemapFiles(siteUrl: string, urls: readonly string[], max = SIT
   return [{ path: '/sitemap.xml', xml: sitemapIndex(parts.map((p) => `${siteUrl}${p.path}`)) }, ...parts];
 }
 
-const BY_INDEX = new WeakMap<object, SitemapFile[]>();
+const BY_COLUMNS = new WeakMap<object, SitemapFile[]>();
 
-/** The sitemap files of a build's index, made once however many routes ask. */
-export function siteSitemap(index: { siteUrl: string; users: readonly SitemapUser[] }): SitemapFile[] {
-  let files = BY_INDEX.get(index);
-  if (!files) BY_INDEX.set(index, (files = sitemapFiles(index.siteUrl, sitemapUrls(index.siteUrl, index.users))));
+/** The sitemap files of a build's index columns (src/model/site-index.ts), made once however many routes ask. */
+export function siteSitemap(c: Pick<IndexColumns, 'siteUrl' | 'names' | 'suspended' | 'domains'>): SitemapFile[] {
+  let files = BY_COLUMNS.get(c);
+  if (!files) {
+    const users: SitemapUser[] = new Array(c.names.length);
+    for (let i = 0; i < c.names.length; i++) users[i] = { username: c.names[i]!, status: c.suspended[i] ? 'suspended' : 'active', hasCustomDomain: c.domains[i] !== null };
+    BY_COLUMNS.set(c, (files = sitemapFiles(c.siteUrl, sitemapUrls(c.siteUrl, users))));
+  }
   return files;
 }
-
 /**
  * Everything may be crawled: a suspended page's `noindex` is in the page, and a crawler refused
  * the page would never read it (a `noindex` works only on a page robots.txt lets crawlers fetch).

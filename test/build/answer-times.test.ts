@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { AnswerTimes } from '../../src/build/answer-times.ts';
 import { prerenderedCreators } from '../../src/api/prerendered.ts';
+import { columnsOf } from '../../src/model/site-index.ts';
 import { fixtureSite } from '../support/helpers.ts';
 
 const made: string[] = [];
@@ -77,14 +78,14 @@ describe('answer times', () => {
     const file = recordFile();
     const { index } = fixtureSite();
     const first = new AnswerTimes(index.builtAt);
-    const before = prerenderedCreators(index, (h) => first.creators(h));
+    const before = prerenderedCreators(columnsOf(index), (h) => first.creators(h));
     first.write(file);
     const later = { ...index, builtAt: '2026-01-15T18:00:00.000Z' };
-    const same = prerenderedCreators(later, (h) => new AnswerTimes(later.builtAt, file).creators(h));
+    const same = prerenderedCreators(columnsOf(later), (h) => new AnswerTimes(later.builtAt, file).creators(h));
     expect(same.body).toEqual(before.body);
     expect(same.headers.etag).toEqual(before.headers.etag);
     const fewer = { ...later, creators: later.creators.slice(1) };
-    const changed = prerenderedCreators(fewer, (h) => new AnswerTimes(later.builtAt, file).creators(h));
+    const changed = prerenderedCreators(columnsOf(fewer), (h) => new AnswerTimes(later.builtAt, file).creators(h));
     expect(JSON.parse(changed.body as string).meta.timestamp).toBe(later.builtAt);
   });
 });

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadContent } from '../../src/content/load.ts';
-import { buildSiteIndex } from '../../src/model/site-index.ts';
+import { buildSiteIndex, columnsOf } from '../../src/model/site-index.ts';
 import { lookupFiles } from '../../src/api/release-files.ts';
 import { ROOT } from '../support/helpers.ts';
 
@@ -30,7 +30,7 @@ describe('validating and indexing a content folder', () => {
       const { content, problems } = loadContent(dir);
       expect(problems).toEqual([]);
       const index = buildSiteIndex(content, { siteUrl: 'https://profiles.example.net', builtAt: new Date('2026-01-15T12:00:00Z') });
-      expect(lookupFiles(index).size).toBeGreaterThan(0);
+      expect(lookupFiles(columnsOf(index)).size).toBeGreaterThan(0);
     });
     const [small, large] = [generated(300), generated(600)];
     work(small); // compiled, and counted from here on

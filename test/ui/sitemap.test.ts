@@ -29,7 +29,7 @@ describe('sitemap', () => {
 
   test('100,000 profiles: a sitemap index naming three files of at most 50,000 addresses', () => {
     const users = Array.from({ length: 100_000 }, (_, i) => user(`user${i}`));
-    const [index, ...parts] = siteSitemap({ siteUrl: SITE_URL, users });
+    const [index, ...parts] = siteSitemap({ siteUrl: SITE_URL, names: users.map((u) => u.username), suspended: users.map((u) => (u.status === 'suspended' ? 1 : 0)), domains: users.map((u) => (u.hasCustomDomain ? 'x.example' : null)) });
     expect(index!.path).toBe('/sitemap.xml');
     expect(index!.xml).toContain('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">');
     expect(locs(index!.xml)).toEqual([`${SITE_URL}/sitemap-1.xml`, `${SITE_URL}/sitemap-2.xml`, `${SITE_URL}/sitemap-3.xml`]);
