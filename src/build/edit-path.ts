@@ -47,12 +47,8 @@ export interface EditPlan {
   stamps: Map<string, string>;
   /** The kept index of this build. */
   kept: KeptIndex;
-  /** Whether a profile's status changed or one was added or removed: the sitemaps list the active ones (made again from `kept`). */
-  statusChanged: boolean;
-  /** Whether profiles were added or removed: the home page's count and the filter of names are made again. */
+  /** Whether profiles were added or removed: the release's list of files changed (`_headers`). */
   namesChanged: boolean;
-  /** Whether a creator's profile changed: the creators list, its rows and the home page are made again. */
-  creatorsChanged: boolean;
   /** The served release's creators list. */
   servedCreatorRows: CreatorRow[];
 }
@@ -184,7 +180,6 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     : { ...kept, builtAt, stamps: [...kept.stamps], suspended: [...kept.suspended], previews: [...kept.previews] };
   const changed: PublicUser[] = [];
   const changedStamps = new Map<string, string>();
-  let statusChanged = namesChanged;
   /** The changed creators' list entries (null: suspended, so not in the list). */
   const creatorRows = new Map<string, CreatorRow | null>();
   for (const i of changedAt) {
@@ -208,7 +203,6 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     if (trusted) changedStamps.set(name, stamp!);
     next.stamps[i] = trusted ? stamp! : null;
     const suspended = user.status === 'suspended' ? 1 : 0;
-    if (suspended !== next.suspended[i] || servedAt[i]! < 0) statusChanged = true;
     next.suspended[i] = suspended;
     next.previews[i] = previewFileOf(avatarsDir, user, p.avatar);
     if (creatorFiles.has(`${name}.yaml`)) {
@@ -251,7 +245,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   };
   return {
     index, changed, servedAt, servedNames: kept.names, removed: removed.map((j) => kept.names[j]!), stamps: changedStamps, kept: next,
-    statusChanged, namesChanged, creatorsChanged: creatorRows.size > 0, servedCreatorRows: rows.rows, meanwhile,
+    namesChanged, servedCreatorRows: rows.rows, meanwhile,
   };
 }
 
