@@ -9,6 +9,8 @@ import { buildFixture, workDir } from './built-server.ts';
 import { FIXTURE } from './helpers.ts';
 
 export default async function setup(project: TestProject) {
+  // As vitest.config.ts sets for the test files: the shared build starts Node with the compile cache too.
+  process.env.NODE_COMPILE_CACHE ??= path.resolve('node_modules/.cache/node-compile-cache');
   const work = workDir('shared');
   const dist = path.join(work, 'dist');
   fs.rmSync(work, { recursive: true, force: true });
