@@ -12,7 +12,7 @@ import { DEFAULT_SITE_URL, buildTimeFromEnv, cloudflareAssetLimitFromEnv, deploy
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
-import { goneNames, linkPages, planPages, profilePageKey, readPageManifest, renderFingerprint, userInputKey, type PageManifest, type PagePlan } from '../src/build/page-reuse.ts';
+import { goneNames, linkPages, planPages, profilePageKey, renderFingerprint, userInputKey, type PageManifest, type PagePlan } from '../src/build/page-reuse.ts';
 import { isLayered, layeredFiles, listFiles, locator, maxLayeredFiles, releaseFiles, type Layers } from '../src/release/layers.ts';
 import type { PublicUser } from '../src/schemas/api.ts';
 import { USERS_PATH } from '../src/api/handler.ts';
@@ -28,7 +28,8 @@ import { mediaAddressesFor } from '../src/model/public-user.ts';
 import { writeProfilePreviews } from '../src/ui/og-image-png.ts';
 import { recycleUserFiles, removeTrees, writeApiFiles, writeEditFiles, writeUserFiles } from '../src/build/write-build.ts';
 import { planEdit, type EditPlan } from '../src/build/edit-path.ts';
-import { keptIndexOf, othersDigestNow, readKeptIndex, writeKeptIndex, type KeptIndex } from '../src/build/kept-index.ts';
+import { keptIndexOf, othersDigestNow, validKeptIndex, type KeptIndex } from '../src/build/kept-index.ts';
+import { readRecord, writeRecord, type ReleaseRecord } from '../src/build/record.ts';
 import { exampleUser } from '../src/api/openapi.ts';
 import { previewFileOf } from '../src/ui/og-image.ts';
 import { writePreviewImages } from '../src/ui/og-image-png.ts';
@@ -196,11 +197,12 @@ async function editBuild(): Promise<{ plan: EditPlan; renderer: PageRenderer; pa
     try { return dir === null ? undefined : fs.readFileSync(path.join(dir, file)); } catch { return undefined; }
   };
   let why = '';
+  let record: ReleaseRecord | undefined;
   const made = await step('Finding the changed profiles', async () => {
     const plan = await planEdit({
       contentDir, fingerprint, builtAt, siteUrl, cacheFile: validationCacheFile(root, contentDir), readServed, settleMs,
-      kept: () => readKeptIndex(layout.keptIndex),
-      meanwhile: () => ({ manifest: readPageManifest(layout.pageManifest), times: new AnswerTimes(builtAt.toISOString(), layout.answerTimes) }),
+      kept: () => validKeptIndex((record ??= readRecord(layout.record)).kept),
+      meanwhile: () => ({ manifest: record!.manifest, times: new AnswerTimes(builtAt.toISOString(), record!.times) }),
     });
     if ('reason' in plan) return void (why = plan.reason);
     const layered = Object.keys(info.layers?.from ?? {}).length;
@@ -288,9 +290,10 @@ const { plan, times, layers } = edit ? { plan: edit.pages, times: edit.times, la
     const stamp = stamps.get(u.username);
     return stamp === undefined ? undefined : userInputKey(stamp, u);
   };
-  const plan = planPages(index, fingerprint, servedLayout.pageManifest, () => servedFiles('p/').map((f) => f.slice('p/'.length)), incremental, incremental ? jsonOf : undefined, inputKeyOf);
+  const servedRecord = readRecord(servedLayout.record);
+  const plan = planPages(index, fingerprint, servedRecord.manifest, () => servedFiles('p/').map((f) => f.slice('p/'.length)), incremental, incremental ? jsonOf : undefined, inputKeyOf);
   // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
-  const times = new AnswerTimes(index.builtAt, servedLayout.answerTimes, !incremental);
+  const times = new AnswerTimes(index.builtAt, servedRecord.times, !incremental);
   return { plan, times, layers: layersOfThisBuild(plan, times, jsonOf) };
 });
 
@@ -460,12 +463,11 @@ try {
         id: releaseId, layers, served: servedAt, servedFiles, releasesDir: releasesDir(distDir),
       });
     }
-    fs.writeFileSync(freshLayout.pageManifest, JSON.stringify(plan.manifest));
     const kept = edit?.plan.kept ?? (whole?.others === undefined ? undefined : keptIndexOf(
       index, fingerprint, whole.others, (name) => stamps.get(name), (user, avatar) => previewFileOf(path.join(contentDir, 'avatars'), user, avatar),
       whole.decorationEntries, exampleOf(index.users), whole.warnings,
     ));
-    if (kept) writeKeptIndex(freshLayout.keptIndex, kept);
+    writeRecord(freshLayout.record, { manifest: plan.manifest, times: times.record(), kept });
     writeReleaseInfo(fresh, { id: releaseId, previous: served ?? null, builtAt: index.builtAt, ...(layers && { layers }) });
     return written;
   });

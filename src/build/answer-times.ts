@@ -2,9 +2,8 @@
 // time of the build that last changed its `data`, not of the latest build: a build then leaves the
 // bytes (and strong ETag) of every unchanged answer as they were, so it rewrites only the files
 // that changed and CDN copies of the others stay valid (docs/api.md). Each release keeps the
-// record in `server/answer-times.json`; the next build reads the served release's.
+// record in its one record (record.ts); the next build reads the served release's.
 import { hash } from 'node:crypto';
-import fs from 'node:fs';
 
 const VERSION = 2;
 
@@ -15,7 +14,7 @@ type Stamp = [hash: string, timestamp: string];
  * In columns, as the page manifest is (page-reuse.ts): `names[i]`'s answer hashes to `hashes[i]`
  * and was first published at `timestamps[at[i]]`. Few distinct times, each written once.
  */
-interface AnswerTimesFile {
+export interface AnswerTimesRecord {
   version: number;
   names: string[];
   hashes: string[];
@@ -39,10 +38,10 @@ export class AnswerTimes {
   readonly changedUsers: string[] = [];
   readonly #changed = new Set<string>();
 
-  /** `previousFile`: the served release's record; none (or `ignorePrevious`) stamps everything with `builtAt`. */
-  constructor(builtAt: string, previousFile?: string, ignorePrevious = false) {
+  /** `previousRecord`: the served release's (record.ts); none (or `ignorePrevious`) stamps everything with `builtAt`. */
+  constructor(builtAt: string, previousRecord?: AnswerTimesRecord, ignorePrevious = false) {
     this.#builtAt = builtAt;
-    const previous = previousFile && !ignorePrevious ? read(previousFile) : undefined;
+    const previous = previousRecord && !ignorePrevious ? valid(previousRecord) : undefined;
     if (previous) {
       const { names, hashes, at, timestamps } = previous;
       this.#previous = new Map();
@@ -96,7 +95,8 @@ export class AnswerTimes {
     return timestamp;
   }
 
-  write(file: string): void {
+  /** What this build's record keeps (record.ts). */
+  record(): AnswerTimesRecord {
     const names: string[] = [];
     const hashes: string[] = [];
     const at: number[] = [];
@@ -109,18 +109,13 @@ export class AnswerTimes {
       hashes.push(hash);
       at.push(t);
     }
-    const record: AnswerTimesFile = { version: VERSION, names, hashes, at, timestamps, ...(this.#nextCreators && { creators: this.#nextCreators }) };
-    fs.writeFileSync(file, JSON.stringify(record));
+    return { version: VERSION, names, hashes, at, timestamps, ...(this.#nextCreators && { creators: this.#nextCreators }) };
   }
 }
 
-function read(file: string): AnswerTimesFile | undefined {
-  try {
-    const f = JSON.parse(fs.readFileSync(file, 'utf8')) as AnswerTimesFile;
-    const column = (c: unknown) => Array.isArray(c) && c.length === f.names.length;
-    return f && f.version === VERSION && Array.isArray(f.names) && column(f.hashes) && column(f.at) && Array.isArray(f.timestamps)
-      && f.at.every((t) => typeof f.timestamps[t] === 'string') ? f : undefined;
-  } catch {
-    return undefined; // no previous release, or one from before: every answer is stamped anew
-  }
+/** The record if it is this version's and whole; else undefined, and every answer is stamped anew. */
+function valid(f: AnswerTimesRecord): AnswerTimesRecord | undefined {
+  const column = (c: unknown) => Array.isArray(c) && c.length === f.names.length;
+  return f && f.version === VERSION && Array.isArray(f.names) && column(f.hashes) && column(f.at) && Array.isArray(f.timestamps)
+    && f.at.every((t) => typeof f.timestamps[t] === 'string') ? f : undefined;
 }

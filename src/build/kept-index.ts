@@ -2,9 +2,8 @@
 // again (edit-path.ts): per user, in columns in username order, the stamp of its profile file and
 // the few fields the files made from the whole index depend on (avatar, decoration, custom domain,
 // status, generated preview); and a digest of every content file outside `profiles/`. Each node
-// release keeps it in `server/kept-index.json`, as it keeps its page manifest and answer times.
+// release keeps it in its one record (record.ts), beside its page manifest and answer times.
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { PublicUser } from '../schemas/api.ts';
 import type { SiteIndex } from '../model/site-index.ts';
@@ -105,20 +104,11 @@ export function keptIndexOf(
   return kept;
 }
 
-export function writeKeptIndex(file: string, kept: KeptIndex): void {
-  fs.writeFileSync(file, JSON.stringify(kept));
-}
-
-/** The kept index in `file`, or undefined (none, another version, or columns of other lengths). */
-export function readKeptIndex(file: string): KeptIndex | undefined {
-  try {
-    const k = JSON.parse(fs.readFileSync(file, 'utf8')) as KeptIndex;
-    const n = Array.isArray(k?.names) ? k.names.length : -1;
-    const column = (c: unknown) => Array.isArray(c) && c.length === n;
-    return k.version === VERSION && typeof k.fingerprint === 'string' && typeof k.builtAt === 'string' && typeof k.others === 'string'
-      && [k.stamps, k.avatars, k.decorations, k.domains, k.suspended, k.previews].every(column)
-      && Array.isArray(k.decorationEntries) && Array.isArray(k.warnings) ? k : undefined;
-  } catch {
-    return undefined;
-  }
+/** The kept index of a record (record.ts), or undefined (none, another version, or columns of other lengths). */
+export function validKeptIndex(k: KeptIndex | undefined): KeptIndex | undefined {
+  const n = Array.isArray(k?.names) ? k.names.length : -1;
+  const column = (c: unknown) => Array.isArray(c) && c.length === n;
+  return k && k.version === VERSION && typeof k.fingerprint === 'string' && typeof k.builtAt === 'string' && typeof k.others === 'string'
+    && [k.stamps, k.avatars, k.decorations, k.domains, k.suspended, k.previews].every(column)
+    && Array.isArray(k.decorationEntries) && Array.isArray(k.warnings) ? k : undefined;
 }

@@ -100,13 +100,13 @@ export interface PagePlan {
  * its page files (`<name>.html`; a folder to read, or a list for a layered release).
  */
 export function planPages(
-  index: SiteIndex, fingerprint: string, previousManifestFile: string, previousPages: string | (() => Iterable<string>), enabled = true,
+  index: SiteIndex, fingerprint: string, previousManifest: PageManifest | undefined, previousPages: string | (() => Iterable<string>), enabled = true,
   /** Each user's JSON text, when the caller has it: the key hashes it (profilePageKey). */
   jsonOf?: (user: PublicUser) => string,
   /** Each user's input key (userInputKey), where its file's stamp proves its bytes. */
   inputKeyOf?: (user: PublicUser) => string | undefined,
 ): PagePlan {
-  const previous = enabled ? readPageManifest(previousManifestFile) : undefined;
+  const previous = enabled ? validManifest(previousManifest) : undefined;
   const usable = previous?.fingerprint === fingerprint ? previous : undefined;
   // One directory read instead of a stat per page: a page missing from the previous build (deleted
   // by hand, say) is rendered again.
@@ -188,16 +188,11 @@ export function linkPages(names: readonly string[], fromDir: string | ((file: st
   return linked;
 }
 
-/** The manifest a build wrote, or undefined (none, one of another version, or columns of other lengths). */
-export function readPageManifest(file: string): PageManifest | undefined {
-  try {
-    const m = JSON.parse(fs.readFileSync(file, 'utf8')) as PageManifest;
-    const column = (c: unknown) => Array.isArray(c) && c.length === m.names.length;
-    return m && m.version === MANIFEST_VERSION && typeof m.fingerprint === 'string' && Array.isArray(m.names) && column(m.pages)
-      && (m.inputs === undefined || column(m.inputs)) ? m : undefined;
-  } catch {
-    return undefined; // no previous build, or one from an older version: render everything
-  }
+/** The manifest a build kept (record.ts), or undefined (none, one of another version, or columns of other lengths). */
+export function validManifest(m: PageManifest | undefined): PageManifest | undefined {
+  const column = (c: unknown) => Array.isArray(c) && c.length === m!.names.length;
+  return m && m.version === MANIFEST_VERSION && typeof m.fingerprint === 'string' && Array.isArray(m.names) && column(m.pages)
+    && (m.inputs === undefined || column(m.inputs)) ? m : undefined;
 }
 
 function safeReaddir(dir: string): string[] {

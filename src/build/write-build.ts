@@ -165,7 +165,6 @@ export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: st
   }
 
   fs.mkdirSync(layout.server, { recursive: true });
-  times.write(layout.answerTimes);
   if (target === 'static') writeStaticHostFiles(layout.client, index.builtAt);
   // Last, so its rules cover every file of the build (of a layered one, those it reads from others too).
   const files = layered ? releaseFiles(layered.releasesDir, layout.client, layered.layers) : undefined;
@@ -198,7 +197,6 @@ export function writeEditFiles(outDir: string, index: SiteIndex, usersStaging: s
   for (const file of wholeIndex.keys()) for (const e of ENCODINGS) fs.rmSync(path.join(layout.client, file + e.suffix), { force: true });
   writeFiles(layout.client, wholeIndex);
   fs.mkdirSync(layout.server, { recursive: true });
-  times.write(layout.answerTimes);
   const rule = answerOnlyHeaders(CREATORS_PATH, creators!.headers);
   const servedRule = answerOnlyHeaders(CREATORS_PATH, prerenderedCreators({ ...index, creatorRows: headers.servedCreatorRows }).headers);
   if (headers.filesChanged || JSON.stringify(rule) !== JSON.stringify(servedRule)) {

@@ -1,9 +1,8 @@
 // The layout of a build folder, shared by the build that writes it and the server that reads it.
 import path from 'node:path';
 
-export const PAGE_MANIFEST_FILE = 'page-manifest.json';
-export const ANSWER_TIMES_FILE = 'answer-times.json';
-export const KEPT_INDEX_FILE = 'kept-index.json';
+/** What a release keeps for the next build (src/build/record.ts). */
+export const RECORD_FILE = 'record.ndjson';
 
 /** Where the avatar and decoration image files of a build are. */
 export interface MediaDirs {
@@ -15,10 +14,8 @@ export interface MediaDirs {
 export const buildLayout = (distDir: string) => ({
   client: path.join(distDir, 'client'),
   server: path.join(distDir, 'server'),
-  pageManifest: path.join(distDir, 'server', PAGE_MANIFEST_FILE),
-  answerTimes: path.join(distDir, 'server', ANSWER_TIMES_FILE),
-  /** What the next build's edit path needs of this one (src/build/kept-index.ts). */
-  keptIndex: path.join(distDir, 'server', KEPT_INDEX_FILE),
+  /** What the next build needs of this one: page keys, answer times, kept columns (src/build/record.ts). */
+  record: path.join(distDir, 'server', RECORD_FILE),
   pages: path.join(distDir, 'client', 'p'),
   media: {
     avatars: path.join(distDir, 'client', 'media', 'avatars'),

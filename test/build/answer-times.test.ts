@@ -7,6 +7,11 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { AnswerTimes } from '../../src/build/answer-times.ts';
 import { prerenderedCreators } from '../../src/api/prerendered.ts';
 import { columnsOf } from '../../src/model/site-index.ts';
+import { readRecord, writeRecord } from '../../src/build/record.ts';
+
+/** Through the release's record file, as builds keep it. */
+const save = (times: AnswerTimes, file: string) => writeRecord(file, { manifest: undefined, times: times.record(), kept: undefined });
+const load = (file: string) => readRecord(file).times;
 import { fixtureSite } from '../support/helpers.ts';
 
 const made: string[] = [];
@@ -14,7 +19,7 @@ afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true
 const recordFile = () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'answer-times-'));
   made.push(dir);
-  return path.join(dir, 'answer-times.json');
+  return path.join(dir, 'record.ndjson');
 };
 
 const T1 = '2026-01-15T10:00:00.000Z';
@@ -29,20 +34,20 @@ describe('answer times', () => {
     expect(first.user('alice', '{"a":1}').timestamp).toBe(T1);
     expect(first.user('bob', '{"b":1}').timestamp).toBe(T1);
     expect(first.changedUsers).toEqual(['alice', 'bob']);
-    first.write(file);
+    save(first, file);
 
-    const second = new AnswerTimes(T2, file);
+    const second = new AnswerTimes(T2, load(file));
     expect(second.hasPrevious).toBe(true);
     expect(second.user('alice', '{"a":1}').timestamp).toBe(T1);
     expect(second.user('bob', '{"b":2}').timestamp).toBe(T2);
     expect(second.user('carol', '{"c":1}').timestamp).toBe(T2);
     expect(second.changedUsers).toEqual(['bob', 'carol']);
-    second.write(file);
+    save(second, file);
 
     // The same build time again (SOURCE_DATE_EPOCH): unchanged data is still unchanged.
-    expect(new AnswerTimes(T2, file).user('alice', '{"a":1}')).toEqual({ timestamp: T1, changed: false });
+    expect(new AnswerTimes(T2, load(file)).user('alice', '{"a":1}')).toEqual({ timestamp: T1, changed: false });
     // Three builds on: alice still from the first, bob from the second.
-    const third = new AnswerTimes(T3, file);
+    const third = new AnswerTimes(T3, load(file));
     expect([third.user('alice', '{"a":1}').timestamp, third.user('bob', '{"b":2}').timestamp]).toEqual([T1, T2]);
     expect(third.changedUsers).toEqual([]);
   });
@@ -51,27 +56,27 @@ describe('answer times', () => {
     const file = recordFile();
     const first = new AnswerTimes(T1);
     first.user('alice', '{"a":1}');
-    first.write(file);
-    const second = new AnswerTimes(T2, file);
+    save(first, file);
+    const second = new AnswerTimes(T2, load(file));
     expect(second.keep('alice')).toBe(true);
     expect(second.keep('bob')).toBe(false);
     expect(second.keep('constructor')).toBe(false);
     // Asked later (the user files' writer does), the kept answer: unchanged, first timestamp.
     expect(second.user('alice', 'ignored: the record was kept')).toEqual({ timestamp: T1, changed: false });
     expect(second.changedUsers).toEqual([]);
-    second.write(file);
-    expect(new AnswerTimes(T3, file).user('alice', '{"a":1}')).toEqual({ timestamp: T1, changed: false });
+    save(second, file);
+    expect(new AnswerTimes(T3, load(file)).user('alice', '{"a":1}')).toEqual({ timestamp: T1, changed: false });
   });
 
   test('a full build (previous ignored), a missing or foreign record: everything stamped anew', () => {
     const file = recordFile();
     const first = new AnswerTimes(T1);
     first.user('alice', 'x');
-    first.write(file);
-    expect(new AnswerTimes(T2, file, true).user('alice', 'x').timestamp).toBe(T2);
-    expect(new AnswerTimes(T2, `${file}.missing`).user('alice', 'x').timestamp).toBe(T2);
+    save(first, file);
+    expect(new AnswerTimes(T2, load(file), true).user('alice', 'x').timestamp).toBe(T2);
+    expect(new AnswerTimes(T2, load(`${file}.missing`)).user('alice', 'x').timestamp).toBe(T2);
     fs.writeFileSync(file, '{"version":0,"names":["alice"],"hashes":["x"],"at":[0],"timestamps":["2020"]}');
-    expect(new AnswerTimes(T2, file).user('alice', 'x').timestamp).toBe(T2);
+    expect(new AnswerTimes(T2, load(file)).user('alice', 'x').timestamp).toBe(T2);
   });
 
   test('the creators file keeps its bytes while its rows are unchanged', () => {
@@ -79,13 +84,13 @@ describe('answer times', () => {
     const { index } = fixtureSite();
     const first = new AnswerTimes(index.builtAt);
     const before = prerenderedCreators(columnsOf(index), (h) => first.creators(h));
-    first.write(file);
+    save(first, file);
     const later = { ...index, builtAt: '2026-01-15T18:00:00.000Z' };
-    const same = prerenderedCreators(columnsOf(later), (h) => new AnswerTimes(later.builtAt, file).creators(h));
+    const same = prerenderedCreators(columnsOf(later), (h) => new AnswerTimes(later.builtAt, load(file)).creators(h));
     expect(same.body).toEqual(before.body);
     expect(same.headers.etag).toEqual(before.headers.etag);
     const fewer = { ...later, creators: later.creators.slice(1) };
-    const changed = prerenderedCreators(columnsOf(fewer), (h) => new AnswerTimes(later.builtAt, file).creators(h));
+    const changed = prerenderedCreators(columnsOf(fewer), (h) => new AnswerTimes(later.builtAt, load(file)).creators(h));
     expect(JSON.parse(changed.body as string).meta.timestamp).toBe(later.builtAt);
   });
 });

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { locator, releaseFiles } from '../../src/release/layers.ts';
 import { readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../src/release/releases.ts';
 import { buildLayout } from '../../src/release/layout.ts';
-import { readKeptIndex } from '../../src/build/kept-index.ts';
+import { readRecord } from '../../src/build/record.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
 
@@ -29,11 +29,12 @@ function servedState(dist: string) {
   const at = locator(releasesDir(dist), client, info.layers);
   const files = new Map(releaseFiles(releasesDir(dist), client, info.layers).sort().map((f) => [f, fs.readFileSync(path.join(at(f)!, f))]));
   const layout = buildLayout(dir);
-  const records = [layout.pageManifest, layout.answerTimes].map((f) => JSON.parse(fs.readFileSync(f, 'utf8')) as unknown);
+  const { manifest, times, kept } = readRecord(layout.record);
+  const records = [manifest, times];
   // Releases by their number (their ids end with the clock's time), the release's own as `this`.
   const number = (r: string) => r.slice(0, r.indexOf('-'));
   const layers = info.layers && { base: number(info.layers.base), from: Object.fromEntries(Object.entries(info.layers.from).map(([f, r]) => [f, r === id ? 'this' : r && number(r)])) };
-  return { files, records, kept: readKeptIndex(layout.keptIndex), layers };
+  return { files, records, kept, layers };
 }
 
 /** The edit build's served state is the whole read's: every file byte for byte, layers and records. */
@@ -186,7 +187,7 @@ describe('edit builds', () => {
       fs.mkdirSync(path.join(dir, 'profiles'), { recursive: true });
       for (const name of ['bob', 'carol']) fs.writeFileSync(path.join(dir, 'profiles', `${name}.yaml`), `displayName: ${name}\ncreatedAt: 2024-01-01T00:00:00Z\n`);
     });
-    expect(readKeptIndex(buildLayout(releasePath(dist, servedRelease(dist)!)).keptIndex)?.example).toEqual({ name: 'bob', full: false });
+    expect(readRecord(buildLayout(releasePath(dist, servedRelease(dist)!)).record).kept?.example).toEqual({ name: 'bob', full: false });
 
     fs.writeFileSync(path.join(content, 'profiles', 'amy.yaml'), 'displayName: Amy\ncreatedAt: 2024-01-01T00:00:00Z\n');
     fs.rmSync(path.join(content, 'profiles', 'carol.yaml'));

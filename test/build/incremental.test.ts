@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { loadContent, loadContentFast } from '../../src/content/load.ts';
 import { formatProblem } from '../../src/content/problems.ts';
-import { goneNames, linkPages, manifestPages, planPages, profilePageKey, userInputKey, type PagePlan } from '../../src/build/page-reuse.ts';
+import { goneNames, linkPages, manifestPages, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from '../../src/build/page-reuse.ts';
 import { prerenderedUserBody, userData } from '../../src/api/prerendered.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { recycleUserFiles, writeUserFiles } from '../../src/build/write-build.ts';
@@ -208,6 +208,9 @@ describe('the validation cache and worker threads', () => {
 describe('reusing unchanged profile pages', () => {
   const index = () => buildSiteIndex(loadContent(FIXTURE).content, ctx);
 
+  /** The manifest a release's record holds, as the build reads it (here from a file of its own). */
+  const manifestIn = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as PageManifest;
+
   /** A previous build: its page files, and a manifest of `pages` (username → key) in the build's column format. */
   function previousBuild(pages: Record<string, string>, fingerprint: string, inputs?: Record<string, string>) {
     const dir = tempDir('incremental-pages-');
@@ -225,32 +228,32 @@ describe('reusing unchanged profile pages', () => {
 
   test('only pages whose profile changed, or whose file is gone, are rendered', () => {
     const idx = index();
-    const fresh = planPages(idx, 'code-1', '/nonexistent/manifest.json', '/nonexistent');
+    const fresh = planPages(idx, 'code-1', undefined, '/nonexistent');
     expect(fresh.reuse).toEqual([]);
     expect(fresh.render.size).toBe(idx.users.length);
 
     const pages = { ...pagesOf(fresh), alice: 'an older key' };
     const prev = previousBuild(pages, 'code-1');
     fs.rmSync(path.join(prev.pagesDir, 'bob.html'));
-    const plan = planPages(idx, 'code-1', prev.manifestFile, prev.pagesDir);
+    const plan = planPages(idx, 'code-1', manifestIn(prev.manifestFile), prev.pagesDir);
     expect([...plan.render].sort()).toEqual(['alice', 'bob']);
     expect(plan.reuse).toEqual(idx.users.map((u) => u.username).filter((n) => n !== 'alice' && n !== 'bob'));
   });
 
   test('other code, another SITE_URL (in the fingerprint) or PROFILES_INCREMENTAL=0 render everything', () => {
     const idx = index();
-    const pages = pagesOf(planPages(idx, 'code-1', '/nonexistent', '/nonexistent'));
+    const pages = pagesOf(planPages(idx, 'code-1', undefined, '/nonexistent'));
     const prev = previousBuild(pages, 'code-1');
-    expect(planPages(idx, 'code-2', prev.manifestFile, prev.pagesDir).reuse).toEqual([]);
-    expect(planPages(idx, 'code-1', prev.manifestFile, prev.pagesDir, false).reuse).toEqual([]);
-    expect(planPages(idx, 'code-1', prev.manifestFile, prev.pagesDir).reuse).toHaveLength(idx.users.length);
+    expect(planPages(idx, 'code-2', manifestIn(prev.manifestFile), prev.pagesDir).reuse).toEqual([]);
+    expect(planPages(idx, 'code-1', manifestIn(prev.manifestFile), prev.pagesDir, false).reuse).toEqual([]);
+    expect(planPages(idx, 'code-1', manifestIn(prev.manifestFile), prev.pagesDir).reuse).toHaveLength(idx.users.length);
   });
 
   test('a user whose inputs are the previous build\'s takes its key unmade; any other input makes it anew', () => {
     const idx = index();
     const stampOf = (name: string) => (name === 'carol' ? undefined : `stamp-${name}`);
     const inputKeyOf = (u: (typeof idx.users)[number]) => { const s = stampOf(u.username); return s === undefined ? undefined : userInputKey(s, u); };
-    const first = planPages(idx, 'code-1', '/nonexistent', '/nonexistent', true, undefined, inputKeyOf);
+    const first = planPages(idx, 'code-1', undefined, '/nonexistent', true, undefined, inputKeyOf);
     const firstInputs = Object.fromEntries(first.manifest.names.map((n, i) => [n, first.manifest.inputs![i]]).filter(([, input]) => input !== null));
     expect(Object.keys(firstInputs).sort()).toEqual(idx.users.map((u) => u.username).filter((n) => n !== 'carol').sort());
     // Keys no hash could give: taken as they are only where the inputs prove the public user the same.
@@ -262,7 +265,7 @@ describe('reusing unchanged profile pages', () => {
     const next = buildSiteIndex(loadContent(FIXTURE).content, ctx);
     const bob = next.users.find((u) => u.username === 'bob')!;
     bob.views += 1;
-    const plan = planPages(next, 'code-1', prev.manifestFile, prev.pagesDir, true, jsonOf,
+    const plan = planPages(next, 'code-1', manifestIn(prev.manifestFile), prev.pagesDir, true, jsonOf,
       (u) => (u.username === 'alice' ? userInputKey('stamp-alice-2', u) : inputKeyOf(u)));
     expect(made.sort()).toEqual(['alice', 'bob', 'carol']);
     expect([...plan.sameInputs].sort()).toEqual(next.users.map((u) => u.username).filter((n) => !['alice', 'bob', 'carol'].includes(n)).sort());
@@ -270,7 +273,7 @@ describe('reusing unchanged profile pages', () => {
     expect(pagesOf(plan).bob).toBe(profilePageKey(bob, next.avatars.find(([n]) => n === 'bob')?.[1]));
     expect([...plan.render].sort()).toEqual(['alice', 'bob', 'carol']);
     // Other code: nothing taken, whatever the inputs.
-    expect(planPages(next, 'code-2', prev.manifestFile, prev.pagesDir, true, undefined, inputKeyOf).sameInputs.size).toBe(0);
+    expect(planPages(next, 'code-2', manifestIn(prev.manifestFile), prev.pagesDir, true, undefined, inputKeyOf).sameInputs.size).toBe(0);
     // A decoration renamed is another input.
     const decorated = next.users.find((u) => u.avatarDecoration)!;
     expect(userInputKey('s', { ...decorated, avatarDecoration: { ...decorated.avatarDecoration!, name: 'Other' } })).not.toBe(userInputKey('s', decorated));
@@ -278,20 +281,20 @@ describe('reusing unchanged profile pages', () => {
 
   test('a manifest out of username order only costs renders: nothing is taken from another user', () => {
     const idx = index();
-    const keys = pagesOf(planPages(idx, 'code-1', '/nonexistent', '/nonexistent'));
+    const keys = pagesOf(planPages(idx, 'code-1', undefined, '/nonexistent'));
     const prev = previousBuild(keys, 'code-1');
     const record = JSON.parse(fs.readFileSync(prev.manifestFile, 'utf8'));
     // Reversed columns: a merge over sorted lists finds at most one entry; each found is the user's own.
     record.names.reverse();
     record.pages.reverse();
     fs.writeFileSync(prev.manifestFile, JSON.stringify(record));
-    const plan = planPages(idx, 'code-1', prev.manifestFile, prev.pagesDir);
+    const plan = planPages(idx, 'code-1', manifestIn(prev.manifestFile), prev.pagesDir);
     expect(plan.reuse.length + plan.render.size).toBe(idx.users.length);
     for (const name of plan.reuse) expect(keys[name]).toBe(pagesOf(plan)[name]);
     expect(plan.render.size).toBeGreaterThan(0);
     // Columns of other lengths: not a manifest.
     fs.writeFileSync(prev.manifestFile, JSON.stringify({ ...record, pages: record.pages.slice(1) }));
-    expect(planPages(idx, 'code-1', prev.manifestFile, prev.pagesDir).reuse).toEqual([]);
+    expect(planPages(idx, 'code-1', manifestIn(prev.manifestFile), prev.pagesDir).reuse).toEqual([]);
   });
 
   test('gone names: those of the previous build missing now, whatever the order', () => {

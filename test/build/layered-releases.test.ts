@@ -7,7 +7,8 @@ import { afterEach, describe, expect, onTestFinished, test } from 'vitest';
 import { layeredFiles, locator, releaseFiles, type Layers } from '../../src/release/layers.ts';
 import { listReleases, readReleaseInfo, releasePath, releasesDir, releasesToPrune, servedRelease, switchRelease } from '../../src/release/releases.ts';
 import { buildLayout } from '../../src/release/layout.ts';
-import { manifestPages, readPageManifest } from '../../src/build/page-reuse.ts';
+import { manifestPages } from '../../src/build/page-reuse.ts';
+import { readRecord, writeRecord } from '../../src/build/record.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { serve } from '../../scripts/support/serve-build.ts';
 import { FIXTURE } from '../support/helpers.ts';
@@ -117,17 +118,17 @@ describe('layered releases', () => {
     const settled = { BUILD_SETTLE_MS: '0', SOURCE_DATE_EPOCH: '1768482000' };
     const first = buildFixture(content, dist, settled);
     expect(first.status, first.stderr).toBe(0);
-    const manifestFile = () => buildLayout(served(dist).dir).pageManifest;
-    const raw = () => readPageManifest(manifestFile())!;
+    const recordFile = () => buildLayout(served(dist).dir).record;
+    const raw = () => readRecord(recordFile()).manifest!;
     // username → page key, as the build wrote them.
     const manifestOf = () => Object.fromEntries(manifestPages(raw()));
     // Every user's input key is recorded: the stamps were trusted.
     expect(raw().inputs!.every((input) => typeof input === 'string')).toBe(true);
     // A key no hash gives, for carol: the next build keeps it only if it takes her unmade.
     const tampered = manifestOf();
-    const record = raw();
-    record.pages[record.names.indexOf('carol')] = 'taken-unmade';
-    fs.writeFileSync(manifestFile(), JSON.stringify(record));
+    const record = readRecord(recordFile());
+    record.manifest!.pages[record.manifest!.names.indexOf('carol')] = 'taken-unmade';
+    writeRecord(recordFile(), record);
     // bob's file edited; a view count changed for dave (stats/views.yaml): both made anew.
     bobRenamed(content);
     const views = path.join(content, 'stats', 'views.yaml');

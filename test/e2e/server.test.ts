@@ -204,13 +204,13 @@ describe('the built service over HTTP', () => {
     onTestFinished(() => own.stop());
     const broken = own.fixtureWith('broken', { 'profiles/bob.yaml': 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ndispalyName: B\n' });
     const release = fs.realpathSync(own.dist);
-    const answers = fs.readFileSync(path.join(own.dist, 'server', 'answer-times.json'), 'utf8');
+    const answers = fs.readFileSync(path.join(own.dist, 'server', 'record.ndjson'), 'utf8');
     const b = own.rebuild(broken);
     expect(b.status).toBe(1);
     expect(b.stderr).toContain('bob.yaml:3:1 `dispalyName`: unknown key `dispalyName`');
     expect(b.stderr).toContain('did you mean `displayName`?');
     expect(fs.realpathSync(own.dist)).toBe(release);
-    expect(fs.readFileSync(path.join(own.dist, 'server', 'answer-times.json'), 'utf8')).toBe(answers);
+    expect(fs.readFileSync(path.join(own.dist, 'server', 'record.ndjson'), 'utf8')).toBe(answers);
     // Nothing of the failed build is left: only complete releases beside the link.
     expect(fs.readdirSync(`${own.dist}.releases`).filter((n) => !isReleaseId(n))).toEqual([]);
     expect((await getFrom(own.base)('/api/v1/users/bob')).status).toBe(200);

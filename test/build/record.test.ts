@@ -1,0 +1,73 @@
+// The one record a release keeps (src/build/record.ts): what goes in comes out, in lines of at most
+// ROWS_PER_LINE profiles, and a record cut short or of another version is no record.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, onTestFinished, test } from 'vitest';
+import { ROWS_PER_LINE, readRecord, writeRecord, type ReleaseRecord } from '../../src/build/record.ts';
+
+function tempFile() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'record-'));
+  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return path.join(dir, 'record.ndjson');
+}
+
+/** A record of `n` profiles with every column varied (nulls included). */
+function recordOf(n: number): ReleaseRecord {
+  const names = Array.from({ length: n }, (_, i) => `user${String(i).padStart(6, '0')}`);
+  const at = (i: number) => (i % 7 === 0 ? null : `v${i}`);
+  return {
+    manifest: { version: 2, fingerprint: 'code', names, pages: names.map((_, i) => `page${i}`), inputs: names.map((_, i) => at(i)) },
+    // The times list the same names in another order (a build notes them as it makes the answers).
+    times: { version: 2, names: [...names].reverse(), hashes: names.map((_, i) => `hash${n - 1 - i}`), at: names.map((_, i) => i % 2), timestamps: ['2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z'], creators: ['h', '2026-01-01T00:00:00.000Z'] },
+    kept: {
+      version: 1, fingerprint: 'code', builtAt: '2026-01-02T00:00:00.000Z', others: 'digest', names,
+      stamps: names.map((_, i) => at(i + 1)), avatars: names.map((_, i) => (i % 3 ? null : `a${i}.png`)), decorations: names.map((_, i) => (i % 5 ? null : 'halo')),
+      domains: names.map((_, i) => (i % 11 ? null : `d${i}.example`)), suspended: names.map((_, i) => (i % 13 ? 0 : 1)), previews: names.map((_, i) => (i % 4 ? null : `p${i}.png`)),
+      decorationEntries: [['halo', 'Halo', 'halo.png']], example: { name: 'user000001', full: true }, warnings: ['a warning'],
+    },
+  };
+}
+
+describe('the release record', () => {
+  test('reads back what was written, names kept once, in lines of at most ROWS_PER_LINE profiles', () => {
+    const file = tempFile();
+    const n = ROWS_PER_LINE * 2 + 17;
+    const written = recordOf(n);
+    writeRecord(file, written);
+    const read = readRecord(file);
+    expect(read.manifest).toEqual(written.manifest);
+    expect(read.kept).toEqual(written.kept);
+    // Times come back in the record's (username) order, each name with its own hash and time.
+    const timeOf = (r: ReleaseRecord) => new Map(r.times!.names.map((name, i) => [name, [r.times!.hashes[i], r.times!.timestamps[r.times!.at[i]!]]]));
+    expect(timeOf(read)).toEqual(timeOf(written));
+    expect(read.times!.creators).toEqual(written.times!.creators);
+    const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(1 + Math.ceil(n / ROWS_PER_LINE));
+    for (const line of lines.slice(1)) expect((JSON.parse(line) as unknown[]).length).toBeLessThanOrEqual(ROWS_PER_LINE);
+    // Each name once in the whole file.
+    expect(fs.readFileSync(file, 'utf8').split('"user000042"')).toHaveLength(2);
+  });
+
+  test('parts a build did not keep stay undefined', () => {
+    const file = tempFile();
+    const { manifest, times } = recordOf(3);
+    writeRecord(file, { manifest, times, kept: undefined });
+    const read = readRecord(file);
+    expect(read.kept).toBeUndefined();
+    expect(read.manifest).toEqual(manifest);
+  });
+
+  test('none, cut short, another version or not JSON: no part at all', () => {
+    const file = tempFile();
+    expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined });
+    writeRecord(file, recordOf(ROWS_PER_LINE + 5));
+    const whole = fs.readFileSync(file);
+    fs.writeFileSync(file, whole.subarray(0, whole.lastIndexOf(10, whole.length - 2) + 1));
+    expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined });
+    fs.writeFileSync(file, whole.toString().replace('"version":1,"rows"', '"version":0,"rows"'));
+    expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined });
+    fs.writeFileSync(file, '{ not json');
+    expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined });
+  });
+});
