@@ -1,0 +1,175 @@
+// The build, one path for every build: lock -> plan -> render -> write -> publish.
+// - lock: one build at a time (src/release/lock.ts); a second one refuses at once.
+// - plan (plan.ts): the content against the served release's record; a cold build is a plan
+//   against no record. It says which pages to render, which to link, which answers changed and
+//   whether the release holds only what changed (layers).
+// - render (render.ts): the profile pages and the pages made from the whole index, by Astro.
+// - write (write.ts): previews, API files, handler files, the record, compressed siblings.
+// - publish (publish.ts): the release is named and served in two renames; old ones are pruned.
+// A failure at any step (bad content, a kill, a full disk) leaves the last good release served.
+import fs from 'node:fs';
+import path from 'node:path';
+import v8 from 'node:v8';
+import type { DeployTarget } from '../config.ts';
+import { formatProblem } from '../content/problems.ts';
+import { BuildLockHeld, acquireBuildLock } from '../release/lock.ts';
+import { LOCK_FILE, releasesDir, servedRelease } from '../release/releases.ts';
+import { faultPoint } from './faults.ts';
+import { renderFingerprint } from './page-reuse.ts';
+import { rendererDir } from './keep-renderer.ts';
+import { planRelease, readContent, type ContentRead, type ReleasePlan } from './plan.ts';
+import { renderPages, type Rendered } from './render.ts';
+import { startWriting, writeRelease, type Written } from './write.ts';
+import { publishRelease } from './publish.ts';
+
+/** What a build is asked to do: read once from the command line and the environment (scripts/build-site.ts). */
+export interface BuildOptions {
+  root: string;
+  contentDir: string;
+  distDir: string;
+  siteUrl: string;
+  target: DeployTarget;
+  /** Asset files a Cloudflare Worker version may upload. */
+  assetLimit: number;
+  builtAt: Date;
+  /** false: parse every file and render every page (PROFILES_INCREMENTAL=0). */
+  incremental: boolean;
+  /** How long before now a file must have changed for its stamp to prove its bytes (the tests' BUILD_SETTLE_MS). */
+  settleMs: number | undefined;
+  /** false: read every profile even when few changed (EDIT_PATH=0, for comparing). */
+  editPath: boolean;
+  /** false: write a whole release even when few files changed (RELEASE_LAYERS=0, for comparing). */
+  layers: boolean;
+  /** false: throw the kept renderer away and compile anew (KEPT_RENDERER=0). */
+  keptRenderer: boolean;
+  /** Astro's log level. */
+  astroLogLevel: string | undefined;
+  /** Render threads or processes, when asked (RENDER_SHARDS). */
+  renderShards: string | undefined;
+  /** `--heap-growing-percent=…` that `npm run build` starts Node with, set again before many pages render. */
+  heapCap: string | undefined;
+  /** Print the machine-readable BENCH line (`npm run bench`). */
+  benchReport: boolean;
+}
+
+/** A build stopped on purpose, with a message that says why and what to do: no stack trace. */
+export class BuildRefused extends Error {}
+
+/** What every step shares: the options, the code's fingerprint, and the timing of the steps. */
+export interface Build {
+  o: BuildOptions;
+  /** renderFingerprint of the code and SITE_URL. */
+  fingerprint: string;
+  /** Where the renderer `astro build` kept for this code and target is (keep-renderer.ts). */
+  keptKey: { fingerprint: string; target: DeployTarget };
+  keptDir: string;
+  /** Runs one step, saying when it starts and how long it took. */
+  step<T>(name: string, work: () => T | Promise<T>): Promise<T>;
+  /** Seconds since the build started, as printed. */
+  seconds(): string;
+  timings: string[];
+  started: number;
+}
+
+/** Runs a build; returns its exit code (0, 1: failed or bad content, 75: another build holds the lock). */
+export async function runBuild(o: BuildOptions): Promise<number> {
+  const started = performance.now();
+  // Until many pages render, V8's own heap growth (docs/scale.md "Memory of the build"):
+  // validating and planning hold the whole index beside much garbage.
+  if (o.heapCap) v8.setFlagsFromString('--heap-growing-percent=0');
+  fs.mkdirSync(releasesDir(o.distDir), { recursive: true });
+  let lock;
+  try {
+    lock = acquireBuildLock(path.join(releasesDir(o.distDir), LOCK_FILE));
+  } catch (e) {
+    if (!(e instanceof BuildLockHeld)) throw e;
+    console.error(`build: ${e.message}`);
+    return 75; // EX_TEMPFAIL: try again later
+  }
+  let saveValidationCache = () => {};
+  const unlock = () => {
+    // A build that stops after validating still keeps what it validated (plan.ts).
+    saveValidationCache();
+    lock.release();
+    // A first build that failed leaves nothing: an empty releases folder goes (rmdir fails otherwise).
+    try { fs.rmdirSync(releasesDir(o.distDir)); } catch { /* not empty: releases kept */ }
+  };
+  // Released on every exit but SIGKILL; a lock left by a dead build is taken over by the next.
+  process.once('exit', unlock);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+  if (lock.tookOverFrom) {
+    const dead = lock.tookOverFrom;
+    console.warn(`build: took over the lock of build pid ${dead.pid} (started ${dead.startedAt}), which is no longer running.`);
+  }
+  await faultPoint('locked');
+
+  const timings: string[] = [];
+  const fingerprint = renderFingerprint(o.root, o.siteUrl);
+  const keptKey = { fingerprint, target: o.target };
+  const build: Build = {
+    o, fingerprint, keptKey, keptDir: rendererDir(o.root, keptKey), timings, started,
+    seconds: () => ((performance.now() - started) / 1000).toFixed(1),
+    async step(name, work) {
+      const t0 = performance.now();
+      process.stdout.write(`${name}…`);
+      const result = await work();
+      const s = ((performance.now() - t0) / 1000).toFixed(1);
+      process.stdout.write(` ${s} s\n`);
+      timings.push(`${name.toLowerCase()} ${s} s`);
+      return result;
+    },
+  };
+
+  const read = await readContent(build);
+  saveValidationCache = read.saveValidationCache;
+  if ('problems' in read) {
+    for (const p of read.problems) console.error(formatProblem(p));
+    console.error(`\n${read.problems.length} problem(s) in ${path.relative(process.cwd(), o.contentDir) || o.contentDir}. Nothing was built; ${path.relative(process.cwd(), o.distDir)}/ is untouched.`);
+    console.error('Fix each line above (the hint says how), then run `npm run check` to try again quickly.');
+    process.off('exit', unlock);
+    unlock();
+    return 1;
+  }
+  await faultPoint('validated');
+  const release = await planRelease(build, read);
+  const background = startWriting(build, read, release);
+  let rendering: Promise<Rendered> | undefined;
+  try {
+    rendering = renderPages(build, read, release);
+    const rendered = await rendering;
+    const written = await writeRelease(build, read, release, background);
+    const servedAfter = await publishRelease(build, release, background, () => {
+      saveValidationCache();
+      saveValidationCache = () => {};
+      lock.release();
+    });
+    report(build, read, release, rendered, written, servedAfter);
+    return 0;
+  } catch (e) {
+    await Promise.allSettled([background.clearing, background.writingUsers, rendering]);
+    release.abandon();
+    console.error(`build failed: ${e instanceof BuildRefused ? e.message : (e as Error).stack ?? e}`);
+    const now = servedRelease(o.distDir);
+    console.error(`${path.relative(process.cwd(), o.distDir)}/ ${now === release.id ? `serves the new release ${release.id}` : now ? `still serves release ${now}` : 'is untouched'}.`);
+    return 1;
+  } finally {
+    process.off('exit', unlock);
+    unlock();
+  }
+}
+
+/** The build's summary line, and for `npm run bench` one machine-readable line (the memory of every process added up). */
+function report(build: Build, read: ContentRead, release: ReleasePlan, rendered: Rendered, written: Written, servedAfter: string): void {
+  const { o } = build;
+  const ownRssKb = process.resourceUsage().maxRSS;
+  const totalRssKb = ownRssKb + rendered.otherRssKb.reduce((sum, kb) => sum + kb, 0);
+  const mb = (kb: number) => `${Math.round(kb / 1024)} MB`;
+  const memory = rendered.otherRssKb.length ? `${mb(totalRssKb)} in all (${[ownRssKb, ...rendered.otherRssKb].map(mb).join(' + ')})` : mb(ownRssKb);
+  const { layers, times, pages } = release;
+  console.log(
+    `Built ${read.userCount} profiles (${read.suspended} suspended), ${read.index.creators.length} active creators: ` +
+    `${read.userCount} pages (${pages.render.size} rendered, ${pages.reuse.length} unchanged), ${written.userFiles} API files${layers ? ` (${times.changedUsers.length} changed)` : ''}, ${written.mediaFiles} images and ${written.previews} preview images in ${path.relative(process.cwd(), o.distDir) || o.distDir}/ (release ${release.id}${layers ? `, holding only what changed since release ${layers.base}: ${Object.keys(layers.from).length} files` : ''}), ` +
+    `in ${build.seconds()} s, served after ${servedAfter} s (${build.timings.join(', ')}), peak memory ${memory}.`,
+  );
+  if (o.benchReport) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - build.started), servedMs: Math.round(Number(servedAfter) * 1000), maxRssKb: totalRssKb, compressMs: written.compressMs, compressed: written.compressStats })}`);
+}

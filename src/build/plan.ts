@@ -1,0 +1,302 @@
+// The plan step: the content against the served release's record (record.ts). A rebuild after a few
+// profile edits reads only those (edit-path.ts); any other build reads and validates every file,
+// and a cold build is the same plan against no record. Then which pages to render or link
+// (page-reuse.ts), which answers changed (answer-times.ts), and whether the new release can hold
+// only what changed since the served one (src/release/layers.ts).
+import fs from 'node:fs';
+import path from 'node:path';
+import { validationCacheFile } from '../config.ts';
+import { loadContentFast } from '../content/load.ts';
+import { formatProblem, type ContentProblem } from '../content/problems.ts';
+import { buildSiteIndex, type SiteIndex } from '../model/site-index.ts';
+import { mediaAddressesFor } from '../model/public-user.ts';
+import type { PublicUser } from '../schemas/api.ts';
+import { USERS_PATH } from '../api/handler.ts';
+import { buildLayout } from '../release/layout.ts';
+import { layeredFiles, locator, maxLayeredFiles, type Layers } from '../release/layers.ts';
+import {
+  KEEP_RELEASES, adoptPlainBuild, buildingPath, leftovers, listReleases, nextReleaseId, readReleaseInfo, readsFromOf, recoverLink,
+  releasePath, releasesDir, releasesToPrune, retireRelease, servedRelease,
+} from '../release/releases.ts';
+import { AnswerTimes } from './answer-times.ts';
+import { planEdit, type EditPlan } from './edit-path.ts';
+import { othersDigestNow, validKeptIndex } from './kept-index.ts';
+import { goneNames, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from './page-reuse.ts';
+import { openKeptRenderer, type PageRenderer } from './render.ts';
+import { readRecord, type ReleaseRecord } from './record.ts';
+import { faultPoint } from './faults.ts';
+import type { Build } from './pipeline.ts';
+
+/** The layered folder of user answers, as layers.ts names files. */
+export const USERS_DIR = `${USERS_PATH.replace(/^\//, '')}/`.replace(/\/+$/, '/');
+
+/** An edit build's plan, with the kept renderer that renders it. */
+export interface EditRead {
+  plan: EditPlan;
+  renderer: PageRenderer;
+  pages: PagePlan;
+  times: AnswerTimes;
+}
+
+/** What the build read of the content. */
+export interface ContentRead {
+  /** The public index; an edit build's holds the changed profiles (and its `columns` the whole site's). */
+  index: SiteIndex;
+  /** username → the stamp that proves its profile file's bytes. */
+  stamps: Map<string, string>;
+  edit: EditRead | undefined;
+  /** A whole read's extras for the kept index: the digest of the files outside profiles/, the decorations, the warnings. */
+  whole: { others: string | undefined; decorationEntries: [string, string, string][]; warnings: string[] } | undefined;
+  /** How many profiles this build has: an edit build's index holds the changed ones only. */
+  userCount: number;
+  suspended: number;
+  /** Writes the validation cache when it was written late; a no-op after. */
+  saveValidationCache: () => void;
+}
+
+/** Reads the content: an edit build's few files, or every file, validated. */
+export async function readContent(build: Build): Promise<ContentRead | { problems: ContentProblem[]; saveValidationCache: () => void }> {
+  const { o } = build;
+  const edit = await editBuild(build);
+  if (edit) {
+    for (const w of edit.plan.kept.warnings) console.warn(`warning: ${w}`);
+    const { plan } = edit;
+    return {
+      index: plan.index, stamps: plan.stamps, edit, whole: undefined, userCount: plan.kept.names.length,
+      suspended: plan.kept.suspended.reduce((a, b) => a + b, 0), saveValidationCache: () => {},
+    };
+  }
+  return build.step('Validating content', async () => {
+    // The files outside profiles/ stamped before they are read, for the next build's edit path (kept-index.ts).
+    const others = o.target === 'node' ? othersDigestNow(o.contentDir, o.settleMs) : undefined;
+    const { content, problems, warnings, saveCache, stamps } = await loadContentFast(o.contentDir, {
+      cacheFile: validationCacheFile(o.root, o.contentDir), ignoreCache: !o.incremental, siteUrl: o.siteUrl, deferCacheWrite: true, settleMs: o.settleMs,
+    });
+    for (const w of warnings) console.warn(`warning: ${formatProblem(w)}`);
+    if (problems.length) {
+      saveCache();
+      return { problems, saveValidationCache: () => {} };
+    }
+    const decorationEntries = [...content.decorations.values()].map((d): [string, string, string] => [d.id, d.name, d.file]);
+    const index = buildSiteIndex(content, { siteUrl: o.siteUrl, builtAt: o.builtAt, media: mediaAddressesFor(o.target) });
+    return {
+      index, stamps, edit: undefined, whole: { others, decorationEntries, warnings: warnings.map((w) => formatProblem(w)) },
+      userCount: index.users.length, suspended: index.users.filter((u) => u.status === 'suspended').length, saveValidationCache: saveCache,
+    };
+  });
+}
+
+/**
+ * An edit build (edit-path.ts) when this one can be: few profiles changed in place since the served
+ * release, which the same code built today; its pages then rendered with the kept renderer. Else
+ * undefined, and the build reads every profile.
+ */
+async function editBuild(build: Build): Promise<EditRead | undefined> {
+  const { o } = build;
+  if (!o.incremental || o.target !== 'node' || !o.editPath || !o.layers || !o.keptRenderer) return undefined;
+  const id = servedRelease(o.distDir);
+  if (!id) return undefined;
+  const layout = buildLayout(releasePath(o.distDir, id));
+  const info = readReleaseInfo(o.distDir, id);
+  if (!info) return undefined;
+  const at = locator(releasesDir(o.distDir), layout.client, info.layers);
+  const readServed = (file: string) => {
+    const dir = at(file);
+    try { return dir === null ? undefined : fs.readFileSync(path.join(dir, file)); } catch { return undefined; }
+  };
+  let why = '';
+  let record: ReleaseRecord | undefined;
+  const made = await build.step('Finding the changed profiles', async () => {
+    const plan = await planEdit({
+      contentDir: o.contentDir, fingerprint: build.fingerprint, builtAt: o.builtAt, siteUrl: o.siteUrl, cacheFile: validationCacheFile(o.root, o.contentDir), readServed, settleMs: o.settleMs,
+      kept: () => validKeptIndex((record ??= readRecord(layout.record)).kept),
+      meanwhile: () => ({ manifest: record!.manifest, times: new AnswerTimes(o.builtAt.toISOString(), record!.times) }),
+    });
+    if ('reason' in plan) return void (why = plan.reason);
+    const layered = Object.keys(info.layers?.from ?? {}).length;
+    if (layered + 3 * (plan.changed.length + plan.removed.length) > maxLayeredFiles(plan.kept.names.length)) return void (why = 'the served release holds too many changes: a whole release is due');
+    const pages = editPages(build, plan, plan.meanwhile.manifest, plan.meanwhile.times);
+    if ('reason' in pages) return void (why = pages.reason);
+    const renderer = await openKeptRenderer(build);
+    if (!renderer) return void (why = 'no kept renderer');
+    return { plan, renderer, ...pages };
+  });
+  if (!made) console.log(`  (every profile is read: ${why})`);
+  return made;
+}
+
+/** The pages to render and the answer times of an edit build, from the served release's records. */
+function editPages(build: Build, edit: EditPlan, manifest: PageManifest | undefined, times: AnswerTimes): { pages: PagePlan; times: AnswerTimes } | { reason: string } {
+  const { kept, servedAt } = edit;
+  const names = kept.names;
+  if (!manifest || manifest.fingerprint !== build.fingerprint || manifest.names.length !== edit.servedNames.length) return { reason: 'the served release\'s page manifest is not this code\'s' };
+  // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
+  if (!times.hasPrevious) return { reason: 'the served release has no answer times' };
+  const changed = new Map(edit.changed.map((u) => [u.username, u]));
+  // The served manifest's entries at each profile's place in this build (an added one's made below).
+  const pages = new Array<string>(names.length);
+  const inputs = new Array<string | null>(names.length);
+  const render = new Set<string>();
+  const reuse: string[] = [];
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const j = servedAt[i]!;
+    if (j >= 0 && manifest.names[j] !== name) return { reason: 'the served release\'s page manifest names other profiles' };
+    const user = changed.get(name);
+    if (!user) {
+      if (!times.keep(name)) return { reason: `the served release has no answer time for ${name}` };
+      pages[i] = manifest.pages[j]!;
+      inputs[i] = manifest.inputs?.[j] ?? null;
+      reuse.push(name);
+      continue;
+    }
+    const json = JSON.stringify(user);
+    const stamp = edit.stamps.get(name);
+    inputs[i] = stamp === undefined ? null : userInputKey(stamp, user);
+    const key = profilePageKey(user, edit.kept.avatars[i] ?? undefined, json);
+    if (j >= 0 && key === manifest.pages[j]) reuse.push(name);
+    else render.add(name);
+    pages[i] = key;
+    times.user(name, json);
+  }
+  return { pages: { render, reuse, manifest: { ...manifest, names, pages, inputs }, previousNames: manifest.names, sameInputs: new Set() }, times };
+}
+
+/** The new release: its id and folders, the served release it may read from, and what it holds. */
+export interface ReleasePlan {
+  id: string;
+  /** Where the release is written until it is complete. */
+  fresh: string;
+  /** Where the user answers are written while pages render (write-build.ts). */
+  usersStaging: string;
+  /** Releases this build removes, retired (renamed) already; the first one's user files are recycled. */
+  retired: string[];
+  /** Folders to remove: the retired releases and what dead builds left. */
+  trash: string[];
+  served: ServedRelease;
+  pages: PagePlan;
+  times: AnswerTimes;
+  /** When the release holds only what changed since the served one. */
+  layers: Layers | undefined;
+  /** Removes what a failed build made. */
+  abandon(): void;
+}
+
+/** The release being served, where the new one may read or link from. */
+export interface ServedRelease {
+  id: string | undefined;
+  client: string;
+  layers: Layers | undefined;
+  /** Where the served release holds a file (it may read some from others: layers.ts), or null. */
+  at: (file: string) => string | null;
+  /** The served release's files of a layered folder. */
+  files: (dir: string) => string[];
+}
+
+/**
+ * Prepares the new release: a plain dist/ folder from before releases becomes the first release;
+ * what dead builds left is found, and the releases this build prunes are retired. Then the plan of
+ * its pages, answers and layers against the served release.
+ */
+export async function planRelease(build: Build, read: ContentRead): Promise<ReleasePlan> {
+  const { o } = build;
+  const distDir = o.distDir;
+  const adopted = adoptPlainBuild(distDir);
+  if (adopted.length) console.log(`Kept the earlier build${adopted.length > 1 ? 's' : ''} as release ${adopted.join(' and ')}.`);
+  const relinked = recoverLink(distDir);
+  if (relinked) console.warn(`build: ${path.relative(process.cwd(), distDir)} was missing; it serves release ${relinked} again.`);
+  const trash = leftovers(distDir);
+  const servedId = servedRelease(distDir);
+  const id = nextReleaseId(distDir);
+  // Retired now (each in one rename), so the user files of one can be recycled: never a kept release.
+  const retired = releasesToPrune(listReleases(distDir), servedId, id, KEEP_RELEASES, readsFromOf(distDir)).map((r) => retireRelease(distDir, r));
+  trash.push(...retired);
+  await faultPoint('cleaned');
+
+  const servedLayout = buildLayout(servedId ? releasePath(distDir, servedId) : distDir);
+  const servedInfo = servedId ? readReleaseInfo(distDir, servedId) : undefined;
+  const served: ServedRelease = {
+    id: servedId, client: servedLayout.client, layers: servedInfo?.layers,
+    at: locator(releasesDir(distDir), servedLayout.client, servedInfo?.layers),
+    files: (dir: string) => layeredFiles(releasesDir(distDir), servedLayout.client, servedInfo?.layers, dir),
+  };
+  const fresh = buildingPath(distDir, id);
+  const usersStaging = `${fresh}.users`;
+  const abandon = () => {
+    fs.rmSync(fresh, { recursive: true, force: true });
+    fs.rmSync(usersStaging, { recursive: true, force: true });
+    // Complete but never served (a failure between the two renames): not a release to roll back to.
+    if (servedRelease(distDir) !== id && fs.existsSync(releasePath(distDir, id))) fs.rmSync(retireRelease(distDir, id), { recursive: true, force: true });
+  };
+  const common = { id, fresh, usersStaging, retired, trash, served, abandon };
+  if (read.edit) {
+    const { pages, times, plan } = read.edit;
+    return { ...common, pages, times, layers: editLayers(served, id, pages, times, plan.removed) };
+  }
+  // Pages whose profile and code are unchanged since the build being served are linked from it, not
+  // rendered (page-reuse.ts); PROFILES_INCREMENTAL=0 renders them all.
+  return build.step('Finding what changed', () => {
+    const { index, stamps } = read;
+    // Each user's JSON text made at most once, for the page key and the answer's hash, in a rebuild
+    // (which may be layered); not at all for a user whose inputs are those of the served release.
+    const json = new Map<PublicUser, string>();
+    const jsonOf = (u: PublicUser) => {
+      let text = json.get(u);
+      if (text === undefined) json.set(u, text = JSON.stringify(u));
+      return text;
+    };
+    const inputKeyOf = (u: PublicUser) => {
+      const stamp = stamps.get(u.username);
+      return stamp === undefined ? undefined : userInputKey(stamp, u);
+    };
+    const record = readRecord(servedLayout.record);
+    const pages = planPages(index, build.fingerprint, record.manifest, () => served.files('p/').map((f) => f.slice('p/'.length)), o.incremental, o.incremental ? jsonOf : undefined, inputKeyOf);
+    // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
+    const times = new AnswerTimes(index.builtAt, record.times, !o.incremental);
+    return { ...common, pages, times, layers: layersOfThisBuild(build, read, served, servedInfo?.builtAt, id, pages, times, jsonOf) };
+  });
+}
+
+/**
+ * This release holds only what changed (layers.ts) when the served release can be its base: the
+ * code is the same (so are the bytes of every unchanged file), the target is the Node server (a
+ * static host or Workers upload one folder, so theirs are whole), and few enough files changed.
+ */
+function layersOfThisBuild(
+  build: Build, read: ContentRead, served: ServedRelease, servedBuiltAt: string | undefined, id: string,
+  plan: PagePlan, times: AnswerTimes, jsonOf: (user: PublicUser) => string,
+): Layers | undefined {
+  const { o } = build;
+  if (!o.incremental || !o.layers || o.target !== 'node' || !served.id || !times.hasPrevious || plan.reuse.length === 0) return undefined;
+  // The same code as the served release (planPages compared the fingerprints), read once.
+  const previousNames = plan.previousNames;
+  if (!previousNames) return undefined;
+  const { index } = read;
+  const layers: Layers = served.layers ? { base: served.layers.base, from: { ...served.layers.from } } : { base: served.id, from: {} };
+  // The same public user on the same date (accountAgeDays) has the same answer: its record is kept
+  // unhashed. Others are hashed as JSON text, not bytes: the same hash, without a buffer per user.
+  const sameDay = servedBuiltAt?.slice(0, 10) === index.builtAt.slice(0, 10);
+  for (const user of index.users) {
+    if (sameDay && plan.sameInputs.has(user.username) && times.keep(user.username)) continue;
+    times.user(user.username, jsonOf(user));
+  }
+  for (const name of plan.render) layers.from[`p/${name}.html`] = id;
+  for (const name of times.changedUsers) layers.from[`${USERS_DIR}${name}`] = id;
+  for (const name of goneNames(previousNames, plan.manifest.names)) {
+    layers.from[`p/${name}.html`] = null;
+    layers.from[`${USERS_DIR}${name}`] = null;
+  }
+  return Object.keys(layers.from).length <= maxLayeredFiles(index.users.length) ? layers : undefined;
+}
+
+/** An edit build's layers: the served release's, the changed pages and answers of this one, and the removed profiles' gone. */
+function editLayers(served: ServedRelease, id: string, plan: PagePlan, times: AnswerTimes, removed: readonly string[]): Layers {
+  const layers: Layers = served.layers ? { base: served.layers.base, from: { ...served.layers.from } } : { base: served.id!, from: {} };
+  for (const name of plan.render) layers.from[`p/${name}.html`] = id;
+  for (const name of times.changedUsers) layers.from[`${USERS_DIR}${name}`] = id;
+  for (const name of removed) {
+    layers.from[`p/${name}.html`] = null;
+    layers.from[`${USERS_DIR}${name}`] = null;
+  }
+  return layers;
+}

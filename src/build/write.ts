@@ -1,0 +1,134 @@
+// The write step: what the release holds besides Astro's pages. The user answers are written while
+// the pages render (`startWriting`: disk work beside CPU work); then the preview images, the other
+// API files, media and handler files (write-build.ts, derived.ts), the release's record
+// (record.ts) and info, and the compressed siblings (compress.ts).
+import path from 'node:path';
+import { buildLayout } from '../release/layout.ts';
+import { releaseFiles } from '../release/layers.ts';
+import { releasesDir, writeReleaseInfo } from '../release/releases.ts';
+import type { PublicUser } from '../schemas/api.ts';
+import { exampleUser } from '../api/openapi.ts';
+import { OG_IMAGES_PATH, previewFileOf } from '../ui/og-image.ts';
+import { writePreviewImages, writeProfilePreviews } from '../ui/og-image-png.ts';
+import { recycleUserFiles, removeTrees, writeApiFiles, writeEditFiles, writeUserFiles } from './write-build.ts';
+import { keptIndexOf, type KeptIndex } from './kept-index.ts';
+import { writeRecord } from './record.ts';
+import { compressRelease, describeStats, type CompressStats } from './compress.ts';
+import { assetLimitProblem, uploadedAssetFiles } from './cloudflare-assets.ts';
+import { faultPoint } from './faults.ts';
+import { BuildRefused, type Build } from './pipeline.ts';
+import type { ContentRead, ReleasePlan } from './plan.ts';
+
+/** The layered folder of previews, as layers.ts names files. */
+const OG_DIR = `${OG_IMAGES_PATH.replace(/^\//, '')}/`;
+
+/** Work started before the pages render and finished after. */
+export interface Background {
+  /** The user answers, written into the release's staging folder. */
+  writingUsers: Promise<number>;
+  /** The retired releases and what dead builds left, removed. */
+  clearing: Promise<void>;
+}
+
+/**
+ * Starts writing the user answers and removing old releases. The answers overwrite those of a
+ * retired release (write-build.ts), except in a full build (PROFILES_INCREMENTAL=0); a layered
+ * release writes only those that changed.
+ */
+export function startWriting(build: Build, read: ContentRead, release: ReleasePlan): Background {
+  const { index } = read;
+  const { layers, times } = release;
+  recycleUserFiles(release.retired[0], release.usersStaging, build.o.incremental && !layers);
+  const clearing = removeTrees(release.trash);
+  const changedUsers = layers && new Set(times.changedUsers);
+  const writingUsers = writeUserFiles(release.usersStaging, index, times, changedUsers ? index.users.filter((u) => changedUsers.has(u.username)) : index.users);
+  return { clearing, writingUsers };
+}
+
+export interface Written {
+  userFiles: number;
+  mediaFiles: number;
+  previews: number;
+  compressMs: number;
+  compressStats: CompressStats | undefined;
+}
+
+/** Writes everything but the pages into the new release, complete when this returns. */
+export async function writeRelease(build: Build, read: ContentRead, release: ReleasePlan, background: Background): Promise<Written> {
+  const { o } = build;
+  const { index, edit, whole } = read;
+  const { layers, times, id, fresh, served } = release;
+  const freshLayout = buildLayout(fresh);
+  const avatarsDir = path.join(o.contentDir, 'avatars');
+  // Link previews for profiles whose avatar crawlers cannot use (src/ui/og-image.ts); before the
+  // API files, whose _headers is made from every file of the build.
+  let previewsChanged = false;
+  const previews = await build.step('Writing preview images', async () => {
+    if (edit && layers) {
+      // Which previews the release uses, from the kept column: those of the changed profiles are written if new.
+      const had = new Set(served.files(OG_DIR));
+      const used = new Set<string>();
+      for (const file of edit.plan.kept.previews) if (file !== null) used.add(`${OG_DIR}${file}`);
+      const avatarOf = new Map(index.avatars);
+      const needing = edit.plan.changed.filter((u) => previewFileOf(avatarsDir, u, avatarOf.get(u.username)) !== null);
+      await writePreviewImages(path.join(freshLayout.client, OG_DIR), needing, (file) => had.has(`${OG_DIR}${file}`));
+      for (const file of used) if (!had.has(file)) { layers.from[file] = id; previewsChanged = true; }
+      for (const file of had) if (!used.has(file)) { layers.from[file] = null; previewsChanged = true; }
+      return used.size;
+    }
+    if (!layers) return (await writeProfilePreviews(freshLayout.client, index, avatarsDir)).length;
+    // A preview's name says what is in it, and the code is the same: those the served release has are kept.
+    const had = new Set(served.files(OG_DIR));
+    const used = await writeProfilePreviews(freshLayout.client, index, avatarsDir, (file) => had.has(`${OG_DIR}${file}`));
+    for (const file of used) if (!had.has(`${OG_DIR}${file}`)) layers.from[`${OG_DIR}${file}`] = id;
+    const usedNow = new Set(used.map((f) => `${OG_DIR}${f}`));
+    for (const file of had) if (!usedNow.has(file)) layers.from[file] = null;
+    return used.length;
+  });
+  const stats = await build.step('Finishing the API files', async () => {
+    await background.writingUsers;
+    let written;
+    if (edit && layers) {
+      writeEditFiles(fresh, index, release.usersStaging, times, {
+        filesChanged: previewsChanged || edit.plan.namesChanged, servedCreatorRows: edit.plan.servedCreatorRows,
+        // Listed before `_headers` is written, as a whole build lists them: the copy of the served one is not a file of this build.
+        files: () => releaseFiles(releasesDir(o.distDir), freshLayout.client, layers).filter((f) => f !== '_headers'),
+      });
+      written = { userFiles: read.userCount, mediaFiles: new Set(edit.plan.kept.avatars.filter((a) => a !== null)).size + index.decorationFiles.length };
+    } else {
+      written = writeApiFiles(fresh, index, release.usersStaging, o.contentDir, times, o.target, layers && {
+        id, layers, served: served.at, servedFiles: served.files, releasesDir: releasesDir(o.distDir),
+      });
+    }
+    const kept = edit?.plan.kept ?? (whole?.others === undefined ? undefined : keptIndexOf(
+      index, build.fingerprint, whole.others, (name) => read.stamps.get(name), (user, avatar) => previewFileOf(avatarsDir, user, avatar),
+      whole.decorationEntries, exampleOf(index.users), whole.warnings,
+    ));
+    writeRecord(freshLayout.record, { manifest: release.pages.manifest, times: times.record(), kept });
+    writeReleaseInfo(fresh, { id, previous: served.id ?? null, builtAt: index.builtAt, ...(layers && { layers }) });
+    return written;
+  });
+  // Compressed siblings of what this release wrote itself (compress.ts); a layered release reads
+  // those of the files it leaves to others from there. Cloudflare compresses itself.
+  let compressStats: CompressStats | undefined;
+  let compressMs = 0;
+  if (o.target !== 'cloudflare') {
+    const t0 = performance.now();
+    compressStats = await build.step('Compressing', () => compressRelease(freshLayout.client));
+    compressMs = Math.round(performance.now() - t0);
+    console.log(`  ${describeStats(compressStats)}`);
+  }
+  await faultPoint('written');
+  if (o.target === 'cloudflare') {
+    // Cloudflare refuses an upload past the plan's file limit; the build says so before serving it.
+    const problem = assetLimitProblem(uploadedAssetFiles(freshLayout.client).length, o.assetLimit, read.userCount);
+    if (problem) throw new BuildRefused(problem);
+  }
+  return { ...stats, previews, compressMs, compressStats };
+}
+
+/** The example user of a whole build's API description, for the next edit build (edit-path.ts). */
+function exampleOf(users: readonly PublicUser[]): KeptIndex['example'] {
+  const example = exampleUser(users);
+  return example ? { name: example.user.username, full: example.full } : null;
+}
