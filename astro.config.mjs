@@ -2,6 +2,7 @@
 import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
 import { requireBuildScript } from './src/build/require-build-script.ts';
+import { requireServeScript } from './src/build/require-serve-script.ts';
 import { keepRenderer } from './src/build/keep-renderer.ts';
 import { profilePageWrites } from './src/build/page-writes.ts';
 
@@ -31,12 +32,13 @@ export default defineConfig({
   site: (process.env.SITE_URL || 'http://localhost:4321').replace(/\/+$/, ''),
   output: 'static',
   adapter: await DEPLOY_TARGETS[/** @type {keyof typeof DEPLOY_TARGETS} */ (target)](),
-  // `astro build` on its own stops with a sentence naming `npm run build`. A build can keep the
+  // `astro build` on its own stops with a sentence naming `npm run build`, and `astro preview` (but
+  // for Cloudflare, where it serves the build) with one naming what serves it. A build can keep the
   // compiled pages for edit builds to render with (src/build/keep-renderer.ts). Profile pages are
   // rendered to a string and written in one call (src/build/page-writes.ts); not for Cloudflare,
   // whose adapter may set its own prerenderer in the same hook, nor with PROFILE_PAGE_WRITES=0,
   // Astro's own writes, which the tests compare them with (test/build/page-renderer.test.ts).
-  integrations: [requireBuildScript(), keepRenderer(), ...(target === 'cloudflare' || process.env.PROFILE_PAGE_WRITES === '0' ? [] : [profilePageWrites()])],
+  integrations: [requireBuildScript(), ...(target === 'cloudflare' ? [] : [requireServeScript(/** @type {'node' | 'static'} */ (target))]), keepRenderer(), ...(target === 'cloudflare' || process.env.PROFILE_PAGE_WRITES === '0' ? [] : [profilePageWrites()])],
   // `/p/alice` is written as `p/alice.html`, which static hosts serve at `/p/alice` without a redirect.
   // Pages render a few at a time, since rendering waits on file writes (measured: docs/scale.md).
   build: { format: 'file', inlineStylesheets: 'never', concurrency: Number(process.env.ASTRO_CONCURRENCY || 4) },

@@ -9,7 +9,7 @@ import { DEFAULT_LIMIT } from '../schemas/queries.ts';
 import { creatorsPage, parseCreatorsQuery, sortedCreators, type CreatorRow, type CreatorSort, type CreatorsQuery } from '../model/creators-list.ts';
 import { defaultAvatarSvg } from '../ui/default-avatar.ts';
 import {
-  HTML_HEADERS, JSON_HEADERS, acceptedEncodings, encodedEtag, encodedHeaders, filesAt, identityHeaders, isCompressible, pageLinkHeaders, staticFileHeaders,
+  HTML_HEADERS, acceptedEncodings, encodedEtag, encodedHeaders, filesAt, identityHeaders, isCompressible, pageLinkHeaders, staticFileHeaders,
   type Encoding, type PageLinks,
 } from '../http/headers.ts';
 import {

@@ -17,7 +17,7 @@ type Hooks = Required<AstroIntegration['hooks']>;
 async function wrapped(client: string, body: string) {
   const integration = profilePageWrites();
   const hooks = integration.hooks as Hooks;
-  await (hooks['astro:config:done'] as (o: unknown) => void)({ config: { build: { client: pathToFileURL(`${client}/`) } } });
+  await (hooks['astro:config:done'] as (o: unknown) => void | Promise<void>)({ config: { build: { client: pathToFileURL(`${client}/`) } } });
   const app = { resolveStreaming: (): boolean | undefined => undefined };
   const defaults = {
     name: 'astro:default',
@@ -31,7 +31,7 @@ async function wrapped(client: string, body: string) {
     },
   } as unknown as AstroPrerenderer & { app: typeof app };
   let prerenderer: AstroPrerenderer | undefined;
-  await (hooks['astro:build:start'] as (o: unknown) => void)({
+  await (hooks['astro:build:start'] as (o: unknown) => void | Promise<void>)({
     setPrerenderer: (p: AstroPrerenderer | ((d: AstroPrerenderer) => AstroPrerenderer)) => { prerenderer = typeof p === 'function' ? p(defaults) : p; },
   });
   await prerenderer!.setup!();
