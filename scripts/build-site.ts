@@ -34,6 +34,7 @@ import { nameFilterBytes } from '../src/api/name-filter.ts';
 import { previewFileOf } from '../src/ui/og-image.ts';
 import { writePreviewImages } from '../src/ui/og-image-png.ts';
 import { siteSitemap } from '../src/ui/sitemap.ts';
+import { browsePages, browsePath } from '../src/ui/browse.ts';
 import { BuildLockHeld, acquireBuildLock, type BuildLock } from '../src/release/lock.ts';
 import { checkFaults, faultPoint } from '../src/build/faults.ts';
 import {
@@ -562,7 +563,7 @@ async function renderWithKept(renderer: PageRenderer, outDir: string, ownPages: 
  * profiles' pages, and the files that change with any profile: the API description (its example)
  * and the docs page made from it; the sitemaps when a profile's status changed or one was added or
  * removed (made from the kept columns); the creators rows and the home page when a creator changed;
- * the home page (its count) and the filter of names when profiles were added or removed.
+ * the home page (its count), the browse pages and the filter of names when profiles were added or removed.
  */
 async function renderEdit(renderer: PageRenderer, outDir: string, names: string[], edit: EditPlan): Promise<void> {
   const to = buildLayout(outDir);
@@ -572,6 +573,9 @@ async function renderEdit(renderer: PageRenderer, outDir: string, names: string[
   const home = edit.creatorsChanged || edit.namesChanged;
   const remade = new Set(['openapi.json', 'docs.html', ...(home ? ['index.html'] : []), ...(edit.namesChanged ? [USER_NAMES_FILE] : [])]);
   const isSitemap = (file: string) => /^sitemap(-\d+)?\.xml$/.test(file);
+  // The browse pages list every name (src/ui/browse.ts): all made again, since a name shifts every page after it.
+  const isBrowse = (file: string) => file.startsWith('browse/');
+  const browse = edit.namesChanged ? browsePages(edit.kept.names).map((p) => browsePath(p.page)) : [];
   const { kept } = edit;
   const sitemaps = edit.statusChanged
     ? siteSitemap({ siteUrl, users: kept.names.map((username, i) => ({ username, status: kept.suspended[i] ? 'suspended' as const : 'active' as const, hasCustomDomain: kept.domains[i] !== null })) })
@@ -581,7 +585,7 @@ async function renderEdit(renderer: PageRenderer, outDir: string, names: string[
   for (const file of listFiles(from)) {
     // A remade file's compressed siblings go with it: the compress step makes them again.
     const own = compressedBaseOf(file) ?? file;
-    if (isLayered(file) || remade.has(own) || (edit.statusChanged && isSitemap(own))) continue;
+    if (isLayered(file) || remade.has(own) || (edit.statusChanged && isSitemap(own)) || (edit.namesChanged && isBrowse(own))) continue;
     const dir = path.dirname(path.join(to.client, file));
     if (!made.has(dir)) fs.mkdirSync(dir, { recursive: true });
     made.add(dir);
@@ -589,7 +593,7 @@ async function renderEdit(renderer: PageRenderer, outDir: string, names: string[
   }
   try {
     await renderer.renderChangedPages(edit.index, names, to.client);
-    await renderer.renderPaths(edit.index, ['/openapi.json', '/docs', ...(home ? ['/'] : [])], to.client);
+    await renderer.renderPaths(edit.index, ['/openapi.json', '/docs', ...(home ? ['/'] : []), ...browse], to.client);
   } catch (e) {
     fs.rmSync(path.join(keptDir, KEPT_FILE), { force: true });
     throw new Error(`the kept renderer failed (the next build runs \`astro build\`): ${(e as Error)?.stack ?? e}`);

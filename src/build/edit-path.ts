@@ -242,7 +242,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     if (avatar && avatarOf.has(names[i]!)) avatars.push([names[i]!, avatar]);
   }
   const index: SiteIndex = {
-    builtAt, siteUrl, users, profileCount: names.length, avatars,
+    builtAt, siteUrl, users, profileCount: names.length, names, avatars,
     decorationFiles: [...new Set(kept.decorationEntries.map(([, , file]) => file))].sort(),
     creators: listed.map((r) => r.summary),
     creatorRows: listed,

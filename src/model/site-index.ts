@@ -14,6 +14,8 @@ export interface SiteIndex {
   users: PublicUser[];
   /** How many profiles the site has: `users.length`, but in an edit build, whose `users` are the changed ones. */
   profileCount: number;
+  /** Every profile's username, sorted, when `users` does not hold them all (an edit build): the browse pages list them (src/ui/browse.ts). */
+  names?: string[];
   /** [username, avatar file] for profiles with an avatar image (in an edit build: those of `users` and of the creators). */
   avatars: [string, string][];
   /** Decoration image files: the only files `/api/decoration` serves. */

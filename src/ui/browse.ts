@@ -1,0 +1,40 @@
+// "All profiles": every username, in pages of BROWSE_PAGE_SIZE at /browse/1, /browse/2, …, made at
+// build time from the whole index, so they work on every host (static files) and no page sends more
+// than one page of names to the browser. Pages rather than a prefix index: names are not spread
+// evenly over their first letters (a prefix page could hold most of the site), while pages of a
+// fixed size stay small at any count. Every profile is listed, suspended ones too (their page says
+// so): the pages then change only when a profile is added or removed, which an edit build remakes
+// (scripts/build-site.ts renderEdit).
+import type { SiteIndex } from '../model/site-index.ts';
+
+/** Names per page: 1,000 names are ~50 KB of HTML, ~6 KB compressed; 100,000 profiles make 100 pages. */
+export const BROWSE_PAGE_SIZE = 1_000;
+
+/** The address of page `n` (from 1). */
+export const browsePath = (n: number) => `/browse/${n}`;
+
+export interface BrowsePage {
+  /** From 1. */
+  page: number;
+  pages: number;
+  /** Its usernames, sorted. */
+  names: string[];
+  /** How many profiles the site has. */
+  total: number;
+}
+
+const BY_INDEX = new WeakMap<object, string[]>();
+
+/** Every username of the site, sorted as the edit path sorts them (by code unit). */
+export function profileNames(index: Pick<SiteIndex, 'users' | 'names'>): string[] {
+  if (index.names) return index.names;
+  let names = BY_INDEX.get(index);
+  if (!names) BY_INDEX.set(index, (names = index.users.map((u) => u.username).sort()));
+  return names;
+}
+
+/** The pages of `names`: at least one, so the home page's link always leads somewhere. */
+export function browsePages(names: readonly string[], size = BROWSE_PAGE_SIZE): BrowsePage[] {
+  const pages = Math.max(1, Math.ceil(names.length / size));
+  return Array.from({ length: pages }, (_, k) => ({ page: k + 1, pages, names: names.slice(k * size, (k + 1) * size), total: names.length }));
+}
