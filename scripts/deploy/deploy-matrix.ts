@@ -180,6 +180,22 @@ const lookupBox: Probe = async (get) => {
   );
 };
 
+/**
+ * The lookup box's script on a host without the handler (public/lookup.js): the home page loads
+ * it, the host serves it as JavaScript, and the pages' CSP, where the host sends one, allows it.
+ * Whether it sends the form to `/p/<name>` is tested in chromium (test/e2e/lookup-static.test.ts).
+ */
+const lookupScript: Probe = async (get) => {
+  const home = await get('/');
+  const script = await get('/lookup.js');
+  const csp = String(home.headers['content-security-policy'] ?? '');
+  return first(
+    [/<script src="\/lookup\.js"/.test(home.text), 'the home page loads no /lookup.js'],
+    [script.status === 200 && /javascript/.test(String(script.headers['content-type'])), `/lookup.js: status ${script.status}, ${script.headers['content-type']}`],
+    [csp === '' || /script-src 'self'/.test(csp), `the CSP forbids it: ${csp}`],
+  );
+};
+
 const customDomain: Probe = async (get, { customDomain }) => {
   const own = await get('/', { headers: { host: customDomain } });
   const main = await get('/');
@@ -268,9 +284,14 @@ export const ROWS: readonly Row[] = [
     probe: pageCasing,
   },
   {
-    feature: 'the lookup box, `/lookup?u=<name>`: `302` to the page, or the `404` page',
+    feature: 'the lookup box without script, `/lookup?u=<name>`: `302` to the page, or the `404` page',
     cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes (Worker)', 'nginx-static': 'no: the lookup page, which names the address', netlify: 'no: the lookup page', 'github-pages': 'no: the lookup page' },
     probe: lookupBox,
+  },
+  {
+    feature: 'the lookup box with script: `/lookup.js` opens `/p/<name>` itself',
+    cells: { node: 'no: not needed, the handler answers', 'nginx-proxy': 'no: not needed', cloudflare: 'no: not needed', 'nginx-static': 'yes', netlify: 'yes', 'github-pages': 'yes' },
+    probe: lookupScript,
   },
   {
     feature: 'a profile\'s `customDomain` at `/`',
