@@ -146,7 +146,7 @@ const images: Probe = async (get, { base }) => {
 };
 
 const pages: Probe = async (get) => {
-  const kinds: [string, RegExp][] = [['/p/alice', /^text\/html/], ['/', /^text\/html/], ['/docs', /^text\/html/], ['/openapi.json', /^application\/json/], ['/sitemap.xml', /xml/]];
+  const kinds: [string, RegExp][] = [['/p/alice', /^text\/html/], ['/', /^text\/html/], ['/browse/1', /^text\/html/], ['/docs', /^text\/html/], ['/openapi.json', /^application\/json/], ['/sitemap.xml', /xml/]];
   for (const [address, type] of kinds) {
     const a = await get(address);
     if (a.status !== 200 || !type.test(String(a.headers['content-type']))) return `${address}: status ${a.status}, ${a.headers['content-type']}`;
@@ -269,7 +269,7 @@ export const ROWS: readonly Row[] = [
     probe: images,
   },
   {
-    feature: '`/p/<name>`, `/`, `/docs`, `/openapi.json`, sitemaps, with the pages\' CSP',
+    feature: '`/p/<name>`, `/`, `/browse/<n>`, `/docs`, `/openapi.json`, sitemaps, with the pages\' CSP',
     cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes', 'nginx-static': 'yes', netlify: 'no under `netlify dev`: `max-age=0` (as above)', 'github-pages': 'yes, without CSP or the cache policy' },
     probe: pages,
   },
