@@ -9,7 +9,8 @@
 // `git pull`), once the folder has been quiet for DEBOUNCE_MS: the build switches the release and
 // the server picks the new one up by itself. Changes during a build queue one more build. A failed
 // rebuild changes nothing served; what it printed on stderr is shown once, and a rebuild failing
-// the same way again says so in one line.
+// the same way again says so in one line. A rebuild refused by another build's lock tries again
+// every LOCKED_RETRY_MS until that build ends.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -35,6 +36,9 @@ const cli = parseCli({
 
 /** How long the content folder must be quiet before a rebuild: a `git pull` writes its files within this. */
 const DEBOUNCE_MS = 300;
+/** How soon a rebuild refused by another build's lock (exit code 75) tries again. */
+const LOCKED_RETRY_MS = 2_000;
+const EX_TEMPFAIL = 75;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const scripts = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
@@ -81,9 +85,10 @@ function changesBuild(file: string | null): boolean {
 
 /**
  * Watches `dir` and runs `build` after each change, debounced; one build at a time, and changes
- * during a build queue one more. Returns the function that stops watching.
+ * during a build queue one more. `build` resolves false when it could not run (another build held
+ * the lock): its changes are built again later. Returns the function that stops watching.
  */
-function rebuildOnChange(dir: string, build: (changed: string[]) => Promise<void>): () => void {
+function rebuildOnChange(dir: string, build: (changed: string[]) => Promise<boolean>): () => void {
   let changed = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let building = false;
@@ -94,12 +99,17 @@ function rebuildOnChange(dir: string, build: (changed: string[]) => Promise<void
     building = true;
     const files = [...changed].sort();
     changed = new Set();
+    let ran = true;
     try {
-      await build(files);
+      ran = await build(files);
     } finally {
       building = false;
+      if (!ran) {
+        for (const f of files) changed.add(f);
+        clearTimeout(timer);
+        timer = setTimeout(startBuild, LOCKED_RETRY_MS);
       // What changed while it ran waits its own quiet time, as any other change.
-      if (changed.size && !timer) startBuild();
+      } else if (changed.size && !timer) startBuild();
     }
   };
   const watcher = fs.watch(dir, { recursive: true }, (_event, file) => {
@@ -127,14 +137,22 @@ if (first.code !== 0) {
   let lastStderr = '';
   const rebuild = async (files: string[]) => {
     // Named by count only: an editor or `git pull` writes through temporary files, whose names would mislead.
-    console.log(`start: ${files.length === 1 ? 'a file' : `${files.length} files`} changed in ${contentDir}: building ...`);
+    // Not again for each try while another build holds the lock.
+    if (!lastStderr.startsWith('locked: ')) console.log(`start: ${files.length === 1 ? 'a file' : `${files.length} files`} changed in ${contentDir}: building ...`);
     const r = await run('build', { quiet: true });
+    if (r.code === EX_TEMPFAIL) {
+      const said = `locked: ${r.stderr}`;
+      if (said !== lastStderr) console.error(`${r.stderr.trimEnd()}\nstart: trying again every ${LOCKED_RETRY_MS / 1000} s until that build ends.`);
+      lastStderr = said;
+      return false;
+    }
     const said = sameFailure(r.stderr);
     // Warnings and problems are shown when they differ from the last build's, so a rebuild failing the same way again is one line.
     if (r.stderr && said !== lastStderr) process.stderr.write(r.stderr);
     if (r.code === 0) console.log(r.stdout.trimEnd().split('\n').findLast((l) => l.startsWith('Built ')) ?? 'start: built.');
     else console.error(said === lastStderr ? `start: the build failed as before (exit code ${r.code}); the last good release is still served.` : `start: the build failed (exit code ${r.code}); the last good release is still served.`);
     lastStderr = said;
+    return true;
   };
   const stopWatching = cli.values['no-watch'] ? () => {} : rebuildOnChange(contentDir, rebuild);
   if (!cli.values['no-watch']) console.log(`start: watching ${contentDir}; a change is built and served by itself (--no-watch: off).`);

@@ -5,6 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { serve, type RunningServer } from '../../scripts/support/serve-build.ts';
+import { acquireBuildLock } from '../../src/release/lock.ts';
+import { LOCK_FILE, releasesDir } from '../../src/release/releases.ts';
 import { BUILD_EPOCH, TEST_SITE_URL, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
 
@@ -52,8 +54,7 @@ afterAll(async () => {
 
 describe('npm start watches the content folder', () => {
   test('an edit is served by itself; a broken one keeps the old answer and says why once', async () => {
-    const before = await displayName();
-    expect(before).toBe('Bob');
+    // Each test makes its own edits from whatever is served, so they may run alone or in any order.
     expect(start.output()).toContain('start: watching');
 
     const text = fs.readFileSync(profile, 'utf8');
@@ -93,5 +94,21 @@ describe('npm start watches the content folder', () => {
     await until('the last displayName', async () => ((await displayName()) === 'Bob Again' ? true : undefined));
     expect(count(start.output(), 'building ...')).toBe(building + 1);
     expect(start.output()).toMatch(/start: a file changed in [^\n]*\n(?![\s\S]*changed in)/);
+  }, 120_000);
+
+  test('a change while another build holds the lock is built once that build ends', async () => {
+    // This test process holds the lock, as a build run by hand would.
+    const lock = acquireBuildLock(path.join(releasesDir(path.join(work, 'dist')), LOCK_FILE));
+    const before = await displayName();
+    const waiting = start.nextOutput(/start: trying again every 2 s/);
+    try {
+      fs.writeFileSync(profile, fs.readFileSync(profile, 'utf8').replace(/^displayName: .*$/m, 'displayName: Bob Locked'));
+      await waiting;
+      expect(await displayName()).toBe(before);
+    } finally {
+      lock.release();
+    }
+    await until('the displayName after the lock', async () => ((await displayName()) === 'Bob Locked' ? true : undefined));
+    expect(count(start.output(), 'trying again every')).toBe(1);
   }, 120_000);
 });
