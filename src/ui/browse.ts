@@ -7,7 +7,7 @@
 // (scripts/build-site.ts renderEdit).
 import type { SiteIndex } from '../model/site-index.ts';
 
-/** Names per page: 1,000 names are ~50 KB of HTML, ~6 KB compressed; 100,000 profiles make 100 pages. */
+/** Names per page: 1,000 generated names made 48 KB of HTML, 2.4 KB brotli; 100,000 profiles make 100 pages. */
 export const BROWSE_PAGE_SIZE = 1_000;
 
 /** The address of page `n` (from 1). */
