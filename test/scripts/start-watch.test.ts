@@ -112,3 +112,26 @@ describe('npm start watches the content folder', () => {
     expect(count(start.output(), 'trying again every')).toBe(1);
   }, 120_000);
 });
+
+describe('npm start -- --no-watch', () => {
+  test('builds once and serves, watching nothing', async () => {
+    const own = workDir('start-no-watch');
+    fs.rmSync(own, { recursive: true, force: true });
+    try {
+      const once = await serve({
+        script: 'scripts/start-site.ts', args: ['--no-watch'],
+        env: { CONTENT_DIR: FIXTURE, DIST_DIR: path.join(own, 'dist'), SITE_URL: TEST_SITE_URL, SOURCE_DATE_EPOCH: String(BUILD_EPOCH) },
+      });
+      try {
+        const r = await fetch(`${once.base}/api/v1/users/bob`);
+        expect(((await r.json()) as { data: { displayName: string } }).data.displayName).toBe('Bob');
+        expect(once.output()).toMatch(/^Built 7 profiles/m);
+        expect(once.output()).not.toContain('start: watching');
+      } finally {
+        await once.stop();
+      }
+    } finally {
+      fs.rmSync(own, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
