@@ -146,7 +146,7 @@ const images: Probe = async (get, { base }) => {
 };
 
 const pages: Probe = async (get) => {
-  const kinds: [string, RegExp][] = [['/p/alice', /^text\/html/], ['/', /^text\/html/], ['/docs', /^text\/html/], ['/openapi.json', /^application\/json/], ['/sitemap.xml', /xml/]];
+  const kinds: [string, RegExp][] = [['/p/alice', /^text\/html/], ['/', /^text\/html/], ['/browse/1', /^text\/html/], ['/docs', /^text\/html/], ['/openapi.json', /^application\/json/], ['/sitemap.xml', /xml/]];
   for (const [address, type] of kinds) {
     const a = await get(address);
     if (a.status !== 200 || !type.test(String(a.headers['content-type']))) return `${address}: status ${a.status}, ${a.headers['content-type']}`;
@@ -177,6 +177,22 @@ const lookupBox: Probe = async (get) => {
     [found.status === 302 || found.status === 303, `/lookup?u= @ALICE: status ${found.status}`],
     [String(found.headers.location ?? '').endsWith('/p/alice'), `location ${found.headers.location}`],
     [missing.status === 404, `/lookup?u=nobody: status ${missing.status}`],
+  );
+};
+
+/**
+ * The lookup box's script on a host without the handler (public/lookup.js): the home page loads
+ * it, the host serves it as JavaScript, and the pages' CSP, where the host sends one, allows it.
+ * Whether it sends the form to `/p/<name>` is tested in chromium (test/e2e/lookup-static.test.ts).
+ */
+const lookupScript: Probe = async (get) => {
+  const home = await get('/');
+  const script = await get('/lookup.js');
+  const csp = String(home.headers['content-security-policy'] ?? '');
+  return first(
+    [/<script src="\/lookup\.js"/.test(home.text), 'the home page loads no /lookup.js'],
+    [script.status === 200 && /javascript/.test(String(script.headers['content-type'])), `/lookup.js: status ${script.status}, ${script.headers['content-type']}`],
+    [csp === '' || /script-src 'self'/.test(csp), `the CSP forbids it: ${csp}`],
   );
 };
 
@@ -253,7 +269,7 @@ export const ROWS: readonly Row[] = [
     probe: images,
   },
   {
-    feature: '`/p/<name>`, `/`, `/docs`, `/openapi.json`, sitemaps, with the pages\' CSP',
+    feature: '`/p/<name>`, `/`, `/browse/<n>`, `/docs`, `/openapi.json`, sitemaps, with the pages\' CSP',
     cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes', 'nginx-static': 'yes', netlify: 'no under `netlify dev`: `max-age=0` (as above)', 'github-pages': 'yes, without CSP or the cache policy' },
     probe: pages,
   },
@@ -268,9 +284,14 @@ export const ROWS: readonly Row[] = [
     probe: pageCasing,
   },
   {
-    feature: 'the lookup box, `/lookup?u=<name>`: `302` to the page, or the `404` page',
+    feature: 'the lookup box without script, `/lookup?u=<name>`: `302` to the page, or the `404` page',
     cells: { node: 'yes', 'nginx-proxy': 'yes', cloudflare: 'yes (Worker)', 'nginx-static': 'no: the lookup page, which names the address', netlify: 'no: the lookup page', 'github-pages': 'no: the lookup page' },
     probe: lookupBox,
+  },
+  {
+    feature: 'the lookup box with script: `/lookup.js` opens `/p/<name>` itself',
+    cells: { node: 'no: not needed, the handler answers', 'nginx-proxy': 'no: not needed', cloudflare: 'no: not needed', 'nginx-static': 'yes', netlify: 'yes', 'github-pages': 'yes' },
+    probe: lookupScript,
   },
   {
     feature: 'a profile\'s `customDomain` at `/`',

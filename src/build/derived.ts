@@ -3,7 +3,8 @@
 // an edit build's are the served release's kept columns with its changes applied), so both make the
 // same bytes by construction (test/build/incremental-property.test.ts checks it).
 // - Pages Astro renders from the index (`wholeIndexRoutes`): the home page (creators, the count),
-//   the API description and its docs page (the example user), the sitemaps (active profiles).
+//   the API description and its docs page (the example user), the sitemaps (active profiles), the
+//   browse pages (every name).
 // - Files the build writes (`handlerFiles`): the handler's lookup tables, the filter of names, the
 //   creators rows and the creators list's first page.
 import type { DeployTarget } from '../config.ts';
@@ -14,10 +15,11 @@ import { CREATORS_FILE } from '../api/handler.ts';
 import { LOOKUP_DIR, lookupFiles } from '../api/release-files.ts';
 import { prerenderedCreators } from '../api/prerendered.ts';
 import { siteSitemap } from '../ui/sitemap.ts';
+import { browsePages, browsePath } from '../ui/browse.ts';
 
 /** The addresses of the pages made from the whole index, as the kept renderer renders them. */
 export function wholeIndexRoutes(c: IndexColumns): string[] {
-  return ['/', '/openapi.json', '/docs', ...siteSitemap(c).map((f) => f.path)];
+  return ['/', '/openapi.json', '/docs', ...siteSitemap(c).map((f) => f.path), ...browsePages(c.names).map((p) => browsePath(p.page))];
 }
 
 /**
@@ -28,7 +30,7 @@ export function isWholeIndexFile(file: string): boolean {
   const own = compressedBaseOf(file) ?? file;
   return WHOLE_INDEX_PAGE.test(own) || own.startsWith(`${LOOKUP_DIR}/`) || own === CREATORS_FILE;
 }
-const WHOLE_INDEX_PAGE = /^(index\.html|openapi\.json|docs\.html|sitemap(-\d+)?\.xml)$/;
+const WHOLE_INDEX_PAGE = /^(index\.html|openapi\.json|docs\.html|sitemap(-\d+)?\.xml|browse\/\d+\.html)$/;
 
 /**
  * The files only the on-demand handler reads, by path under `client/`, and the creators list's first

@@ -18,8 +18,11 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 export const HTML_TYPE = 'text/html; charset=utf-8';
 export const SVG_TYPE = 'image/svg+xml; charset=utf-8';
 
-/** Content Security Policy of our HTML: no script at all, styles and images from us only, forms (the lookup box) sent to us only. */
-export const HTML_CSP = "default-src 'none'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+/**
+ * Content Security Policy of our HTML: scripts, styles and images from us only (the one script is
+ * the lookup box's on static builds, public/lookup.js; never inline), forms (the lookup box) sent to us only.
+ */
+export const HTML_CSP = "default-src 'none'; script-src 'self'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 /** A generated SVG can never run script, even opened on its own. */
 export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 

@@ -182,6 +182,27 @@ describe('edit builds', () => {
     for (const [file, bytes] of servedState(dist).files) expect(bytes.includes('private-round-'), file).toBe(false);
   }, 180_000);
 
+  test('a profile added or removed is in the browse pages, as a build reading every profile makes them', () => {
+    const { content, dist, reference } = firstBuild('edit-browse');
+    const servedBrowse = () => servedState(dist).files.get('browse/1.html')!.toString();
+    expect(servedBrowse()).toContain('href="/p/erin_99"');
+    expect(servedBrowse()).not.toContain('/p/bea"');
+    fs.writeFileSync(path.join(content, 'profiles', 'bea.yaml'), 'displayName: Bea\ncreatedAt: 2024-01-01T00:00:00Z\n');
+    fs.rmSync(path.join(content, 'profiles', 'erin_99.yaml'));
+    const ours = buildFixture(content, dist, settled(FIRST + 60));
+    expect(ours.status, ours.stderr).toBe(0);
+    expect(ours.stdout).not.toMatch(/Validating content/);
+    const theirs = buildFixture(content, reference, settled(FIRST + 60, { EDIT_PATH: '0' }));
+    expect(theirs.status, theirs.stderr).toBe(0);
+    const a = expectSameServed(dist, reference);
+    const page = a.files.get('browse/1.html')!.toString();
+    // In username order: aaron, alice, bea, bob.
+    expect(page).toMatch(/\/p\/alice"[^]*\/p\/bea"[^]*\/p\/bob"/);
+    expect(page).not.toContain('/p/erin_99"');
+    expect(page).toContain('8 profiles by username');
+    expect(a.files.get('index.html')!.toString()).toContain('href="/browse/1"');
+  }, 120_000);
+
   test('without a profile that shows every part, one added first becomes the example', () => {
     const { content, dist, reference } = firstBuild('edit-example', (dir) => {
       fs.mkdirSync(path.join(dir, 'profiles'), { recursive: true });

@@ -64,12 +64,12 @@ describe('the _headers text', () => {
 
       /docs
         Cache-Control: public, max-age=30, s-maxage=30, stale-while-revalidate=60
-        Content-Security-Policy: default-src 'none'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'
+        Content-Security-Policy: default-src 'none'; script-src 'self'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'
         X-Frame-Options: DENY
 
       /docs.html
         Cache-Control: public, max-age=30, s-maxage=30, stale-while-revalidate=60
-        Content-Security-Policy: default-src 'none'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'
+        Content-Security-Policy: default-src 'none'; script-src 'self'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'
         X-Frame-Options: DENY
 
       /favicon.svg
@@ -78,12 +78,12 @@ describe('the _headers text', () => {
 
       /
         Cache-Control: public, max-age=30, s-maxage=30, stale-while-revalidate=60
-        Content-Security-Policy: default-src 'none'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'
+        Content-Security-Policy: default-src 'none'; script-src 'self'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'
         X-Frame-Options: DENY
 
       /index.html
         Cache-Control: public, max-age=30, s-maxage=30, stale-while-revalidate=60
-        Content-Security-Policy: default-src 'none'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'
+        Content-Security-Policy: default-src 'none'; script-src 'self'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'
         X-Frame-Options: DENY
 
       /media/*
@@ -94,7 +94,7 @@ describe('the _headers text', () => {
 
       /p/*
         Cache-Control: public, max-age=30, s-maxage=30, stale-while-revalidate=60
-        Content-Security-Policy: default-src 'none'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'
+        Content-Security-Policy: default-src 'none'; script-src 'self'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'
         X-Frame-Options: DENY
 
       /schemas/*
