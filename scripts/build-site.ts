@@ -12,7 +12,7 @@ import { DEFAULT_SITE_URL, buildTimeFromEnv, cloudflareAssetLimitFromEnv, deploy
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
 import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
-import { goneNames, linkPages, planPages, profilePageKey, readPageManifest, renderFingerprint, userInputKey, type PageManifest, type PagePlan } from '../src/build/page-reuse.ts';
+import { avatarKey, goneNames, linkPages, planPages, profilePageKey, readPageManifest, renderFingerprint, userInputKey, type PageManifest, type PagePlan } from '../src/build/page-reuse.ts';
 import { isLayered, layeredFiles, listFiles, locator, maxLayeredFiles, releaseFiles, type Layers } from '../src/release/layers.ts';
 import type { PublicUser } from '../src/schemas/api.ts';
 import { USERS_PATH } from '../src/api/handler.ts';
@@ -27,7 +27,8 @@ import { mediaAddressesFor } from '../src/model/public-user.ts';
 import { writeProfilePreviews } from '../src/ui/og-image-png.ts';
 import { recycleUserFiles, removeTrees, writeApiFiles, writeEditFiles, writeUserFiles } from '../src/build/write-build.ts';
 import { planEdit, type EditPlan } from '../src/build/edit-path.ts';
-import { keptIndexOf, othersDigestNow, readKeptIndex, writeKeptIndex, type KeptIndex } from '../src/build/kept-index.ts';
+import { keptIndexOf, otherDigestsNow, readKeptIndex, writeKeptIndex, type KeptIndex } from '../src/build/kept-index.ts';
+import { digestFiles, digestMap, folderDigest, readFileDigests, writeFileDigests, type FileDigests } from '../src/content/file-digests.ts';
 import { exampleUser } from '../src/api/openapi.ts';
 import { CREATORS_ROWS_FILE, USER_NAMES_FILE, creatorsRows } from '../src/api/release-files.ts';
 import { nameFilterBytes } from '../src/api/name-filter.ts';
@@ -152,8 +153,11 @@ let saveValidationCache = () => {};
 // BUILD_SETTLE_MS: the tests' hook to trust the stamps of files they wrote a moment before.
 const settleMs = process.env.BUILD_SETTLE_MS ? Number(process.env.BUILD_SETTLE_MS) : undefined;
 async function validatedIndex() {
-  // The files outside profiles/ stamped before they are read, for the next build's edit path (kept-index.ts).
-  const others = target === 'node' ? othersDigestNow(contentDir, settleMs) : undefined;
+  // The bytes of the files outside profiles/, digested before they are read: page keys take the
+  // avatars' (avatarKey), the next build's edit path all of them (kept-index.ts).
+  const servedId = servedRelease(distDir);
+  const digests = otherDigestsNow(contentDir, servedId ? readFileDigests(buildLayout(releasePath(distDir, servedId)).contentDigests) : undefined, settleMs);
+  const others = target === 'node' && digests ? folderDigest(digests) : undefined;
   const { content, problems, warnings, saveCache, stamps } = await loadContentFast(contentDir, { cacheFile: validationCacheFile(root, contentDir), ignoreCache: !incremental, siteUrl, deferCacheWrite: true, settleMs });
   saveValidationCache = saveCache;
   for (const w of warnings) console.warn(`warning: ${formatProblem(w)}`);
@@ -165,7 +169,7 @@ async function validatedIndex() {
     process.exit(1);
   }
   const decorationEntries = [...content.decorations.values()].map((d): [string, string, string] => [d.id, d.name, d.file]);
-  return { index: buildSiteIndex(content, { siteUrl, builtAt, media: mediaAddressesFor(target) }), stamps, others, decorationEntries, warnings: warnings.map((w) => formatProblem(w)) };
+  return { index: buildSiteIndex(content, { siteUrl, builtAt, media: mediaAddressesFor(target) }), stamps, digests, others, decorationEntries, warnings: warnings.map((w) => formatProblem(w)) };
 }
 
 const fingerprint = renderFingerprint(root, siteUrl);
@@ -178,6 +182,8 @@ const edit = await editBuild();
 const whole = edit ? undefined : await step('Validating content', validatedIndex);
 const index = edit ? edit.plan.index : whole!.index;
 const stamps = edit ? edit.plan.stamps : whole!.stamps;
+const digests = edit ? edit.plan.digests : whole!.digests;
+const avatarDigest = avatarDigestIn(digests);
 if (edit) for (const w of edit.plan.kept.warnings) console.warn(`warning: ${w}`);
 await faultPoint('validated');
 
@@ -203,6 +209,7 @@ async function editBuild(): Promise<{ plan: EditPlan; renderer: PageRenderer; pa
     const plan = await planEdit({
       contentDir, fingerprint, builtAt, siteUrl, cacheFile: validationCacheFile(root, contentDir), readServed, settleMs,
       kept: () => readKeptIndex(layout.keptIndex),
+      digests: () => readFileDigests(layout.contentDigests),
       meanwhile: () => ({ manifest: readPageManifest(layout.pageManifest), times: new AnswerTimes(builtAt.toISOString(), layout.answerTimes) }),
     });
     if ('reason' in plan) return void (why = plan.reason);
@@ -226,6 +233,7 @@ function editPages(edit: EditPlan, manifest: PageManifest | undefined, times: An
   // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
   if (!times.hasPrevious) return { reason: 'the served release has no answer times' };
   const changed = new Map(edit.changed.map((u) => [u.username, u]));
+  const avatarDigestOf = avatarDigestIn(edit.digests);
   // The served manifest's entries at each profile's place in this build (an added one's made below).
   const pages = new Array<string>(names.length);
   const inputs = new Array<string | null>(names.length);
@@ -245,8 +253,9 @@ function editPages(edit: EditPlan, manifest: PageManifest | undefined, times: An
     }
     const json = JSON.stringify(user);
     const stamp = edit.stamps.get(name);
-    inputs[i] = stamp === undefined ? null : userInputKey(stamp, user);
-    const key = profilePageKey(user, kept.avatars[i] ?? undefined, json);
+    const avatar = avatarKey(kept.avatars[i], avatarDigestOf);
+    inputs[i] = stamp === undefined ? null : userInputKey(stamp, user, avatar);
+    const key = profilePageKey(user, avatar, json);
     if (j >= 0 && key === manifest.pages[j]) reuse.push(name);
     else render.add(name);
     pages[i] = key;
@@ -287,11 +296,12 @@ const { plan, times, layers } = edit ? { plan: edit.pages, times: edit.times, la
     if (text === undefined) json.set(u, text = JSON.stringify(u));
     return text;
   };
+  const avatarOf = new Map(index.avatars);
   const inputKeyOf = (u: PublicUser) => {
     const stamp = stamps.get(u.username);
-    return stamp === undefined ? undefined : userInputKey(stamp, u);
+    return stamp === undefined ? undefined : userInputKey(stamp, u, avatarKey(avatarOf.get(u.username), avatarDigest));
   };
-  const plan = planPages(index, fingerprint, servedLayout.pageManifest, () => servedFiles('p/').map((f) => f.slice('p/'.length)), incremental, incremental ? jsonOf : undefined, inputKeyOf);
+  const plan = planPages(index, fingerprint, servedLayout.pageManifest, () => servedFiles('p/').map((f) => f.slice('p/'.length)), incremental, incremental ? jsonOf : undefined, inputKeyOf, avatarDigest);
   // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
   const times = new AnswerTimes(index.builtAt, servedLayout.answerTimes, !incremental);
   return { plan, times, layers: layersOfThisBuild(plan, times, jsonOf) };
@@ -469,6 +479,7 @@ try {
       whole.decorationEntries, exampleOf(index.users), whole.warnings,
     ));
     if (kept) writeKeptIndex(freshLayout.keptIndex, kept);
+    if (digests) writeFileDigests(freshLayout.contentDigests, digests);
     writeReleaseInfo(fresh, { id: releaseId, previous: served ?? null, builtAt: index.builtAt, ...(layers && { layers }) });
     return written;
   });
@@ -601,6 +612,15 @@ async function renderEdit(renderer: PageRenderer, outDir: string, names: string[
     fs.writeFileSync(path.join(to.client, USER_NAMES_FILE), nameFilterBytes(kept.names));
   }
   fs.cpSync(path.join(keptDir, KEPT_SERVER_DIR), to.server, { recursive: true });
+}
+
+/**
+ * The digest of an avatar file's bytes (page-reuse.ts avatarKey), from the record of the files
+ * outside profiles/; read from the file when the record has none (a folder that cannot be walked).
+ */
+function avatarDigestIn(record: FileDigests | undefined): (file: string) => string {
+  const known = record ? digestMap(record) : new Map<string, string>();
+  return (file) => known.get(`avatars/${file}`) ?? digestFiles(path.join(contentDir, 'avatars'), [file], undefined).digests[0]!;
 }
 
 /** The example user of a whole build's API description, for the next edit build (edit-path.ts). */

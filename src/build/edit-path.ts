@@ -24,7 +24,8 @@ import { RACY_MS, stampFiles, stampList } from '../content/file-stamps.ts';
 import { ContentReader, YAML_LIMIT, decodeText } from '../content/read-file.ts';
 import { StampedFileCache, parseProfileFile, type PublicProfile } from '../content/profile-files.ts';
 import type { Content } from '../content/load.ts';
-import { otherFiles, othersDigest, type KeptIndex } from './kept-index.ts';
+import { digestFiles, folderDigest, type FileDigests } from '../content/file-digests.ts';
+import { otherFiles, type KeptIndex } from './kept-index.ts';
 
 /** Past this many changed profiles the edit path saves little: the build reads every profile. */
 export const EDIT_PATH_MAX_CHANGED = 1_000;
@@ -47,6 +48,8 @@ export interface EditPlan {
   stamps: Map<string, string>;
   /** The kept index of this build. */
   kept: KeptIndex;
+  /** The digests of the content files outside `profiles/` (the same bytes as the served release's). */
+  digests: FileDigests;
   /** Whether a profile's status changed or one was added or removed: the sitemaps list the active ones (made again from `kept`). */
   statusChanged: boolean;
   /** Whether profiles were added or removed: the home page's count and the filter of names are made again. */
@@ -61,6 +64,8 @@ export interface EditInputs<M> {
   contentDir: string;
   /** Reads the served release's kept index: while a thread stamps the content files. */
   kept: () => KeptIndex | undefined;
+  /** Reads the served release's digests of the content files outside `profiles/` (file-digests.ts). */
+  digests: () => FileDigests | undefined;
   /** More of the caller's work that the stamping thread overlaps (reading the served release's records). */
   meanwhile: () => M;
   fingerprint: string;
@@ -100,7 +105,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   names.sort();
   const others = otherFiles(tree);
   const profileFile = (name: string) => `${dir}${path.sep}profiles${path.sep}${name}.yaml`;
-  const files = [...names.map(profileFile), ...others.map((f) => `${dir}${path.sep}${f}`)];
+  const files = [...names.map(profileFile), ...others.map((f) => path.join(dir, f))];
   // At 100,000 profiles a thread stamps the files while this one reads the served release's records.
   const stamping = stampFiles(files);
 
@@ -138,8 +143,10 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
 
   const stamps = (await stamping) ?? stampList(files);
   const settleMs = inputs.settleMs ?? RACY_MS;
-  const othersNow = othersDigest(others, { stamps: stamps.stamps.slice(names.length), changedMs: stamps.changedMs.subarray(names.length) }, scannedAt, settleMs);
-  if (othersNow === undefined || othersNow !== kept.others) return { reason: 'files outside profiles/ changed' };
+  // By bytes: a file whose stamp the served record does not prove is read again, not taken as changed.
+  const othersStamps = { stamps: stamps.stamps.slice(names.length), changedMs: stamps.changedMs.subarray(names.length) };
+  const digests = digestFiles(dir, others, inputs.digests(), scannedAt, settleMs, othersStamps);
+  if (folderDigest(digests) !== kept.others) return { reason: 'files outside profiles/ changed' };
 
   const changedAt: number[] = [];
   for (let i = 0; i < names.length; i++) {
@@ -154,11 +161,15 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   for (const j of removed) if (creatorFiles.has(`${kept.names[j]}.yaml`)) return { reason: `${kept.names[j]}, removed, has a creator file` };
   const decorations = new Map(kept.decorationEntries.map(([id, name, file]) => [id, { id, name, file }]));
   const views = new Map<string, number>();
-  const statsFile = path.join(dir, 'stats', 'views.yaml');
-  const statsAt = others.indexOf(path.join('stats', 'views.yaml'));
-  if (statsAt >= 0) {
-    // Its stamp is the last build's (othersDigest): the counts that build parsed are these.
-    const counts = viewsCache.storedFor(statsFile, stamps.stamps[names.length + statsAt]!);
+  // What the last build parsed of a file outside profiles/ (its bytes are the same: folderDigest),
+  // stored in the validation cache for its stamp then: used when that stamp, now, proves the bytes.
+  const storedFor = <T,>(cache: StampedFileCache<T>, file: string): T | undefined => {
+    const k = names.length + others.indexOf(file);
+    const stamp = stamps.stamps[k];
+    return k >= names.length && stamp && stamps.changedMs[k]! < scannedAt - settleMs ? cache.storedFor(path.join(dir, file), stamp) : undefined;
+  };
+  if (others.includes('stats/views.yaml')) {
+    const counts = storedFor(viewsCache, 'stats/views.yaml');
     if (!counts) return { reason: 'the view counts are not in the validation cache' };
     for (const i of changedAt) if (Object.hasOwn(counts, names[i]!)) views.set(names[i]!, counts[names[i]!]!);
     // A count for a name without a profile is a warning: one that comes or goes changes the warnings.
@@ -212,9 +223,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     next.suspended[i] = suspended;
     next.previews[i] = previewFileOf(avatarsDir, user, p.avatar);
     if (creatorFiles.has(`${name}.yaml`)) {
-      // Its file is unchanged (othersDigest): what the last build parsed of it is in the validation cache.
-      const at = others.indexOf(path.join('creators', `${name}.yaml`));
-      const creator = creatorsCache.storedFor(path.join(dir, 'creators', `${name}.yaml`), stamps.stamps[names.length + at]!);
+      const creator = storedFor(creatorsCache, `creators/${name}.yaml`);
       if (!creator) return { reason: `the creator file of ${name} is not in the validation cache` };
       creatorRows.set(name, user.status === 'active' ? { summary: toCreatorSummary(user, creator.category, creator.featured), createdAt: Date.parse(user.createdAt) } : null);
     }
@@ -248,7 +257,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     creatorRows: listed,
   };
   return {
-    index, changed, servedAt, servedNames: kept.names, removed: removed.map((j) => kept.names[j]!), stamps: changedStamps, kept: next,
+    index, changed, servedAt, servedNames: kept.names, removed: removed.map((j) => kept.names[j]!), stamps: changedStamps, kept: next, digests,
     statusChanged, namesChanged, creatorsChanged: creatorRows.size > 0, servedCreatorRows: rows.rows, meanwhile,
   };
 }

@@ -1,17 +1,18 @@
 // What the next build needs of this one to rebuild after an edit without reading every profile
 // again (edit-path.ts): per user, in columns in username order, the stamp of its profile file and
 // the few fields the files made from the whole index depend on (avatar, decoration, custom domain,
-// status, generated preview); and a digest of every content file outside `profiles/`. Each node
+// status, generated preview); and a digest of the bytes of every content file outside `profiles/`. Each node
 // release keeps it in `server/kept-index.json`, as it keeps its page manifest and answer times.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PublicUser } from '../schemas/api.ts';
 import type { SiteIndex } from '../model/site-index.ts';
-import { RACY_MS, stampList, type StampList } from '../content/file-stamps.ts';
+import { RACY_MS } from '../content/file-stamps.ts';
 import { walkContent, type ContentTree } from '../content/content-tree.ts';
+import { digestFiles, type FileDigests } from '../content/file-digests.ts';
 
-const VERSION = 1;
+// 2: `others` is a digest of bytes (file-digests.ts folderDigest), no longer of stamps.
+const VERSION = 2;
 
 export interface KeptIndex {
   version: number;
@@ -19,7 +20,7 @@ export interface KeptIndex {
   fingerprint: string;
   /** The build time: `accountAgeDays` of every answer follows its UTC date. */
   builtAt: string;
-  /** othersDigest of the content files outside `profiles/` as that build read them. */
+  /** folderDigest (file-digests.ts) of the content files outside `profiles/` as that build read them. */
   others: string;
   names: string[];
   /** The stamp of each profile file where it proved the bytes built (else null: parsed again next time). */
@@ -40,43 +41,29 @@ export interface KeptIndex {
   warnings: string[];
 }
 
-/** The content files outside `profiles/` in a walk of the content folder (content-tree.ts), relative to it. */
+/** The content files outside `profiles/` in a walk of the content folder (content-tree.ts), relative to it with `/`. */
 export function otherFiles(tree: ContentTree): string[] {
   const files: string[] = [];
   for (const [sub, names] of tree.files) {
     if (sub === 'profiles') continue;
-    for (const f of names) files.push(sub ? `${sub}${path.sep}${f}` : f);
+    const dir = sub.split(path.sep).join('/');
+    for (const f of names) files.push(dir ? `${dir}/${f}` : f);
   }
   return files;
 }
 
 /**
- * A digest of the content files outside `profiles/` by path and stamp, or undefined when a stamp
- * cannot prove its file's bytes (changed within RACY_MS of `scannedAt`, or not a regular file).
- * Stamps taken before the files are read: a file changed after its stamp only looks changed.
+ * The digests of the content files outside `profiles/` now, for a build that reads every file:
+ * called before it reads them, so a file changed after only looks changed. `previous`: the served
+ * release's record, whose digests are taken for the files its stamps prove unchanged. Undefined
+ * when the folder cannot be walked cleanly (that build reports why).
  */
-export function othersDigest(files: readonly string[], stamps: StampList, scannedAt: number, settleMs = RACY_MS): string | undefined {
-  const order = files.map((_, i) => i).sort((a, b) => (files[a]! < files[b]! ? -1 : 1));
-  const hash = createHash('sha1');
-  for (const i of order) {
-    const stamp = stamps.stamps[i];
-    if (stamp === null || stamp === undefined || stamps.changedMs[i]! >= scannedAt - settleMs) return undefined;
-    hash.update(`${files[i]}\0${stamp}\0`);
-  }
-  return hash.digest('base64url');
-}
-
-/**
- * othersDigest of a content folder now, for a build that reads every file: called before it reads
- * them. Undefined when the folder cannot be walked cleanly (that build reports why).
- */
-export function othersDigestNow(contentDir: string, settleMs = RACY_MS): string | undefined {
+export function otherDigestsNow(contentDir: string, previous: FileDigests | undefined, settleMs = RACY_MS): FileDigests | undefined {
   const scannedAt = Date.now();
   const dir = path.resolve(contentDir);
   const tree = walkContent(dir, 'profiles');
   if (tree.problems.length) return undefined;
-  const files = otherFiles(tree);
-  return othersDigest(files, stampList(files.map((f) => `${dir}${path.sep}${f}`)), scannedAt, settleMs);
+  return digestFiles(dir, otherFiles(tree), previous, scannedAt, settleMs);
 }
 
 /** The kept index of a whole build. `stampOf`: the proving stamp of each user's profile file. */
