@@ -158,7 +158,7 @@ async function validatedIndex() {
   const servedId = servedRelease(distDir);
   const digests = otherDigestsNow(contentDir, servedId ? readFileDigests(buildLayout(releasePath(distDir, servedId)).contentDigests) : undefined, settleMs);
   const others = target === 'node' && digests ? folderDigest(digests) : undefined;
-  const { content, problems, warnings, saveCache, stamps } = await loadContentFast(contentDir, { cacheFile: validationCacheFile(root, contentDir), ignoreCache: !incremental, siteUrl, deferCacheWrite: true, settleMs });
+  const { content, problems, warnings, saveCache, stamps, digests: profileDigests } = await loadContentFast(contentDir, { cacheFile: validationCacheFile(root, contentDir), ignoreCache: !incremental, siteUrl, deferCacheWrite: true, settleMs });
   saveValidationCache = saveCache;
   for (const w of warnings) console.warn(`warning: ${formatProblem(w)}`);
   if (problems.length) {
@@ -169,7 +169,7 @@ async function validatedIndex() {
     process.exit(1);
   }
   const decorationEntries = [...content.decorations.values()].map((d): [string, string, string] => [d.id, d.name, d.file]);
-  return { index: buildSiteIndex(content, { siteUrl, builtAt, media: mediaAddressesFor(target) }), stamps, digests, others, decorationEntries, warnings: warnings.map((w) => formatProblem(w)) };
+  return { index: buildSiteIndex(content, { siteUrl, builtAt, media: mediaAddressesFor(target) }), stamps, profileDigests, digests, others, decorationEntries, warnings: warnings.map((w) => formatProblem(w)) };
 }
 
 const fingerprint = renderFingerprint(root, siteUrl);
@@ -475,7 +475,7 @@ try {
     }
     fs.writeFileSync(freshLayout.pageManifest, JSON.stringify(plan.manifest));
     const kept = edit?.plan.kept ?? (whole?.others === undefined ? undefined : keptIndexOf(
-      index, fingerprint, whole.others, (name) => stamps.get(name), (user, avatar) => previewFileOf(path.join(contentDir, 'avatars'), user, avatar),
+      index, fingerprint, whole.others, (name) => stamps.get(name), (name) => whole.profileDigests.get(name), (user, avatar) => previewFileOf(path.join(contentDir, 'avatars'), user, avatar),
       whole.decorationEntries, exampleOf(index.users), whole.warnings,
     ));
     if (kept) writeKeptIndex(freshLayout.keptIndex, kept);

@@ -8,6 +8,7 @@
 // problem) returns a reason, and the build reads every profile instead: that build reports
 // problems as it always does. What it serves is what that build
 // would serve, byte for byte (test/build/edit-path.test.ts).
+import { hash } from 'node:crypto';
 import path from 'node:path';
 import type { PublicUser } from '../schemas/api.ts';
 import { isUsername } from '../schemas/index.ts';
@@ -149,10 +150,16 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   if (folderDigest(digests) !== kept.others) return { reason: 'files outside profiles/ changed' };
 
   const changedAt: number[] = [];
+  /** Profiles whose stamp did not prove their bytes at the last build, read again and found the same: [place, digest of the bytes]. */
+  const same: [number, string][] = [];
   for (let i = 0; i < names.length; i++) {
     const stamp = stamps.stamps[i];
     const j = servedAt[i]!;
-    if (j < 0 || stamp === null || stamp !== kept.stamps[j] || stamps.changedMs[i]! >= scannedAt - settleMs) changedAt.push(i);
+    if (j >= 0 && stamp !== null && stamp === kept.stamps[j] && stamps.changedMs[i]! < scannedAt - settleMs) continue;
+    // A stamp that proved nothing (written just before the last build): the bytes say whether it changed.
+    const digest = j >= 0 && kept.stamps[j] === null && kept.digests[j] !== null ? digestOf(reader, profileFile(names[i]!)) : undefined;
+    if (digest !== undefined && digest === kept.digests[j]) same.push([i, digest]);
+    else changedAt.push(i);
     if (changedAt.length > EDIT_PATH_MAX_CHANGED) return { reason: `more than ${EDIT_PATH_MAX_CHANGED} profiles changed` };
   }
 
@@ -189,10 +196,16 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   const namesChanged = added.length > 0 || removed.length > 0;
   const next: KeptIndex = namesChanged
     ? {
-      ...kept, builtAt, names, stamps: column(kept.stamps, null), avatars: column(kept.avatars, null), decorations: column(kept.decorations, null),
+      ...kept, builtAt, names, stamps: column(kept.stamps, null), digests: column(kept.digests, null), avatars: column(kept.avatars, null), decorations: column(kept.decorations, null),
       domains: column(kept.domains, null), suspended: column(kept.suspended, 0), previews: column(kept.previews, null),
     }
-    : { ...kept, builtAt, stamps: [...kept.stamps], suspended: [...kept.suspended], previews: [...kept.previews] };
+    : { ...kept, builtAt, stamps: [...kept.stamps], digests: [...kept.digests], suspended: [...kept.suspended], previews: [...kept.previews] };
+  // The same bytes: proved by its stamp now, or still by its digest.
+  for (const [i, digest] of same) {
+    const trusted = stamps.changedMs[i]! < scannedAt - settleMs;
+    next.stamps[i] = trusted ? stamps.stamps[i]! : null;
+    next.digests[i] = trusted ? null : digest;
+  }
   const changed: PublicUser[] = [];
   const changedStamps = new Map<string, string>();
   let statusChanged = namesChanged;
@@ -218,6 +231,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     const trusted = stamp !== null && stamps.changedMs[i]! < scannedAt - settleMs;
     if (trusted) changedStamps.set(name, stamp!);
     next.stamps[i] = trusted ? stamp! : null;
+    next.digests[i] = trusted ? null : hash('sha1', read.bytes, 'base64url');
     const suspended = user.status === 'suspended' ? 1 : 0;
     if (suspended !== next.suspended[i] || servedAt[i]! < 0) statusChanged = true;
     next.suspended[i] = suspended;
@@ -278,6 +292,12 @@ function exampleOf(kept: KeptIndex, changed: PublicUser[], added: string[], read
   }
   const answer = parseJson<{ data: PublicUser }>(readServed(`${USERS_PATH.slice(1)}/${before.name}`));
   return answer?.data ? { user: answer.data, full: before.full } : { reason: `the served release has no answer for ${before.name}` };
+}
+
+/** The digest of a profile file's bytes as the loader makes it (profile-files.ts), or undefined when it cannot be read. */
+function digestOf(reader: ContentReader, file: string): string | undefined {
+  const read = reader.read(file, YAML_LIMIT);
+  return read.ok ? hash('sha1', read.bytes, 'base64url') : undefined;
 }
 
 function parseJson<T>(bytes: Buffer | undefined): T | undefined {

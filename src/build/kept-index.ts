@@ -23,8 +23,10 @@ export interface KeptIndex {
   /** folderDigest (file-digests.ts) of the content files outside `profiles/` as that build read them. */
   others: string;
   names: string[];
-  /** The stamp of each profile file where it proved the bytes built (else null: parsed again next time). */
+  /** The stamp of each profile file where it proved the bytes built (else null: read again next time). */
   stamps: (string | null)[];
+  /** Where the stamp is null, the digest of the bytes built (else null): a file read again with these bytes is unchanged. */
+  digests: (string | null)[];
   avatars: (string | null)[];
   /** Decoration ids. */
   decorations: (string | null)[];
@@ -68,14 +70,14 @@ export function otherDigestsNow(contentDir: string, previous: FileDigests | unde
 
 /** The kept index of a whole build. `stampOf`: the proving stamp of each user's profile file. */
 export function keptIndexOf(
-  index: SiteIndex, fingerprint: string, others: string, stampOf: (username: string) => string | undefined,
+  index: SiteIndex, fingerprint: string, others: string, stampOf: (username: string) => string | undefined, digestOf: (username: string) => string | undefined,
   previewOf: (user: PublicUser, avatar: string | undefined) => string | null, decorationEntries: [string, string, string][],
   example: KeptIndex['example'], warnings: string[],
 ): KeptIndex {
   const avatarOf = new Map(index.avatars);
   const n = index.users.length;
   const kept: KeptIndex = {
-    version: VERSION, fingerprint, builtAt: index.builtAt, others, names: new Array(n), stamps: new Array(n), avatars: new Array(n),
+    version: VERSION, fingerprint, builtAt: index.builtAt, others, names: new Array(n), stamps: new Array(n), digests: new Array(n), avatars: new Array(n),
     decorations: new Array(n), domains: new Array(n), suspended: new Array(n), previews: new Array(n), decorationEntries, example, warnings,
   };
   for (let i = 0; i < n; i++) {
@@ -83,6 +85,7 @@ export function keptIndexOf(
     const avatar = avatarOf.get(user.username);
     kept.names[i] = user.username;
     kept.stamps[i] = stampOf(user.username) ?? null;
+    kept.digests[i] = kept.stamps[i] === null ? digestOf(user.username) ?? null : null;
     kept.avatars[i] = avatar ?? null;
     kept.decorations[i] = user.avatarDecoration?.id ?? null;
     kept.domains[i] = user.customDomain;
@@ -103,7 +106,7 @@ export function readKeptIndex(file: string): KeptIndex | undefined {
     const n = Array.isArray(k?.names) ? k.names.length : -1;
     const column = (c: unknown) => Array.isArray(c) && c.length === n;
     return k.version === VERSION && typeof k.fingerprint === 'string' && typeof k.builtAt === 'string' && typeof k.others === 'string'
-      && [k.stamps, k.avatars, k.decorations, k.domains, k.suspended, k.previews].every(column)
+      && [k.stamps, k.digests, k.avatars, k.decorations, k.domains, k.suspended, k.previews].every(column)
       && Array.isArray(k.decorationEntries) && Array.isArray(k.warnings) ? k : undefined;
   } catch {
     return undefined;

@@ -1,5 +1,7 @@
 // What decides whether a page is made again is a digest of the bytes it is made from, not of file
-// names: an avatar replaced by another image under the same name gives its profile a new page.
+// names: an avatar replaced by another image under the same name gives its profile a new page. And
+// stamps only spare reads: a build right after every file was written (a fresh clone) keeps its
+// records, so the edit after it reads only what changed.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -13,8 +15,10 @@ import { makePng } from '../support/png.ts';
 
 const work = workDir('input-bytes');
 afterAll(() => {
-  const base = validationCacheFile(ROOT, path.join(work, 'content')).replace(/\.json$/, '');
-  for (const suffix of ['.json', '-views.json', '-creators.json']) fs.rmSync(`${base}${suffix}`, { force: true });
+  for (const content of ['content', 'cloned']) {
+    const base = validationCacheFile(ROOT, path.join(work, content)).replace(/\.json$/, '');
+    for (const suffix of ['.json', '-views.json', '-creators.json']) fs.rmSync(`${base}${suffix}`, { force: true });
+  }
   fs.rmSync(work, { recursive: true, force: true });
 });
 
@@ -57,5 +61,27 @@ describe('a rebuild after an image changed under the same name', () => {
     page = servedFile(dist, 'p/alice.html').toString();
     expect(meta(page, 'og:image:width')).toBe('400');
     expect(meta(page, 'og:image')).toMatch(/\/media\/og\//);
+  }, 120_000);
+});
+
+describe('a build right after every content file was written', () => {
+  test('keeps its records: the next edit reads the files whose stamps proved nothing, not every profile', () => {
+    const content = path.join(work, 'cloned');
+    const dist = path.join(work, 'cloned-dist');
+    fs.rmSync(content, { recursive: true, force: true });
+    fs.cpSync(FIXTURE, content, { recursive: true });
+    // BUILD_SETTLE_MS: no stamp is older than an hour, so none proves its file's bytes (RACY_MS).
+    let r = buildFixture(content, dist, { BUILD_SETTLE_MS: '3600000' });
+    expect(r.status, r.stderr).toBe(0);
+    const bob = path.join(content, 'profiles', 'bob.yaml');
+    fs.writeFileSync(bob, fs.readFileSync(bob, 'utf8').replace('displayName: Bob', 'displayName: Robert'));
+    // A second later (the first build took longer): every stamp but bob's proves its bytes now.
+    r = buildFixture(content, dist);
+    expect(r.status, r.stderr).toBe(0);
+    // The edit path: the others read again and found the same bytes, bob's page the only one rendered.
+    expect(r.stdout).toMatch(/Finding the changed profiles/);
+    expect(r.stdout).not.toMatch(/every profile is read|Validating content/);
+    expect(r.stdout).toMatch(/\(1 rendered, 6 unchanged\)/);
+    expect(servedFile(dist, 'p/bob.html').toString()).toContain('Robert');
   }, 120_000);
 });
