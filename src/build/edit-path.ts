@@ -8,6 +8,7 @@
 // problem) returns a reason, and the build reads every profile instead: that build reports
 // problems as it always does. What it serves is what that build
 // would serve, byte for byte (test/build/edit-path.test.ts).
+import { hash } from 'node:crypto';
 import path from 'node:path';
 import type { PublicUser } from '../schemas/api.ts';
 import { isUsername } from '../schemas/index.ts';
@@ -24,7 +25,8 @@ import { RACY_MS, stampFiles, stampList } from '../content/file-stamps.ts';
 import { ContentReader, YAML_LIMIT, decodeText } from '../content/read-file.ts';
 import { StampedFileCache, parseProfileFile, type PublicProfile } from '../content/profile-files.ts';
 import type { Content } from '../content/load.ts';
-import { otherFiles, othersDigest, type KeptIndex } from './kept-index.ts';
+import { digestFiles, folderDigest, type FileDigests } from '../content/file-digests.ts';
+import { otherFiles, type KeptIndex } from './kept-index.ts';
 
 /** Past this many changed profiles the edit path saves little: the build reads every profile. */
 export const EDIT_PATH_MAX_CHANGED = 1_000;
@@ -47,6 +49,8 @@ export interface EditPlan {
   stamps: Map<string, string>;
   /** The kept index of this build. */
   kept: KeptIndex;
+  /** The digests of the content files outside `profiles/` (the same bytes as the served release's). */
+  digests: FileDigests;
   /** Whether profiles were added or removed: the release's list of files changed (`_headers`). */
   namesChanged: boolean;
   /** The served release's creators list. */
@@ -57,6 +61,8 @@ export interface EditInputs<M> {
   contentDir: string;
   /** Reads the served release's kept index: while a thread stamps the content files. */
   kept: () => KeptIndex | undefined;
+  /** Reads the served release's digests of the content files outside `profiles/` (file-digests.ts). */
+  digests: () => FileDigests | undefined;
   /** More of the caller's work that the stamping thread overlaps (reading the served release's records). */
   meanwhile: () => M;
   fingerprint: string;
@@ -96,7 +102,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   names.sort();
   const others = otherFiles(tree);
   const profileFile = (name: string) => `${dir}${path.sep}profiles${path.sep}${name}.yaml`;
-  const files = [...names.map(profileFile), ...others.map((f) => `${dir}${path.sep}${f}`)];
+  const files = [...names.map(profileFile), ...others.map((f) => path.join(dir, f))];
   // At 100,000 profiles a thread stamps the files while this one reads the served release's records.
   const stamping = stampFiles(files);
 
@@ -134,14 +140,22 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
 
   const stamps = (await stamping) ?? stampList(files);
   const settleMs = inputs.settleMs ?? RACY_MS;
-  const othersNow = othersDigest(others, { stamps: stamps.stamps.slice(names.length), changedMs: stamps.changedMs.subarray(names.length) }, scannedAt, settleMs);
-  if (othersNow === undefined || othersNow !== kept.others) return { reason: 'files outside profiles/ changed' };
+  // By bytes: a file whose stamp the served record does not prove is read again, not taken as changed.
+  const othersStamps = { stamps: stamps.stamps.slice(names.length), changedMs: stamps.changedMs.subarray(names.length) };
+  const digests = digestFiles(dir, others, inputs.digests(), scannedAt, settleMs, othersStamps);
+  if (folderDigest(digests) !== kept.others) return { reason: 'files outside profiles/ changed' };
 
   const changedAt: number[] = [];
+  /** Profiles whose stamp did not prove their bytes at the last build, read again and found the same: [place, digest of the bytes]. */
+  const same: [number, string][] = [];
   for (let i = 0; i < names.length; i++) {
     const stamp = stamps.stamps[i];
     const j = servedAt[i]!;
-    if (j < 0 || stamp === null || stamp !== kept.stamps[j] || stamps.changedMs[i]! >= scannedAt - settleMs) changedAt.push(i);
+    if (j >= 0 && stamp !== null && stamp === kept.stamps[j] && stamps.changedMs[i]! < scannedAt - settleMs) continue;
+    // A stamp that proved nothing (written just before the last build): the bytes say whether it changed.
+    const digest = j >= 0 && kept.stamps[j] === null && kept.digests[j] !== null ? digestOf(reader, profileFile(names[i]!)) : undefined;
+    if (digest !== undefined && digest === kept.digests[j]) same.push([i, digest]);
+    else changedAt.push(i);
     if (changedAt.length > EDIT_PATH_MAX_CHANGED) return { reason: `more than ${EDIT_PATH_MAX_CHANGED} profiles changed` };
   }
 
@@ -150,11 +164,15 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   for (const j of removed) if (creatorFiles.has(`${kept.names[j]}.yaml`)) return { reason: `${kept.names[j]}, removed, has a creator file` };
   const decorations = new Map(kept.decorationEntries.map(([id, name, file]) => [id, { id, name, file }]));
   const views = new Map<string, number>();
-  const statsFile = path.join(dir, 'stats', 'views.yaml');
-  const statsAt = others.indexOf(path.join('stats', 'views.yaml'));
-  if (statsAt >= 0) {
-    // Its stamp is the last build's (othersDigest): the counts that build parsed are these.
-    const counts = viewsCache.storedFor(statsFile, stamps.stamps[names.length + statsAt]!);
+  // What the last build parsed of a file outside profiles/ (its bytes are the same: folderDigest),
+  // stored in the validation cache for its stamp then: used when that stamp, now, proves the bytes.
+  const storedFor = <T,>(cache: StampedFileCache<T>, file: string): T | undefined => {
+    const k = names.length + others.indexOf(file);
+    const stamp = stamps.stamps[k];
+    return k >= names.length && stamp && stamps.changedMs[k]! < scannedAt - settleMs ? cache.storedFor(path.join(dir, file), stamp) : undefined;
+  };
+  if (others.includes('stats/views.yaml')) {
+    const counts = storedFor(viewsCache, 'stats/views.yaml');
     if (!counts) return { reason: 'the view counts are not in the validation cache' };
     for (const i of changedAt) if (Object.hasOwn(counts, names[i]!)) views.set(names[i]!, counts[names[i]!]!);
     // A count for a name without a profile is a warning: one that comes or goes changes the warnings.
@@ -174,10 +192,16 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   const namesChanged = added.length > 0 || removed.length > 0;
   const next: KeptIndex = namesChanged
     ? {
-      ...kept, builtAt, names, stamps: column(kept.stamps, null), avatars: column(kept.avatars, null), decorations: column(kept.decorations, null),
+      ...kept, builtAt, names, stamps: column(kept.stamps, null), digests: column(kept.digests, null), avatars: column(kept.avatars, null), decorations: column(kept.decorations, null),
       domains: column(kept.domains, null), suspended: column(kept.suspended, 0), previews: column(kept.previews, null),
     }
-    : { ...kept, builtAt, stamps: [...kept.stamps], suspended: [...kept.suspended], previews: [...kept.previews] };
+    : { ...kept, builtAt, stamps: [...kept.stamps], digests: [...kept.digests], suspended: [...kept.suspended], previews: [...kept.previews] };
+  // The same bytes: proved by its stamp now, or still by its digest.
+  for (const [i, digest] of same) {
+    const trusted = stamps.changedMs[i]! < scannedAt - settleMs;
+    next.stamps[i] = trusted ? stamps.stamps[i]! : null;
+    next.digests[i] = trusted ? null : digest;
+  }
   const changed: PublicUser[] = [];
   const changedStamps = new Map<string, string>();
   /** The changed creators' list entries (null: suspended, so not in the list). */
@@ -202,13 +226,12 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     const trusted = stamp !== null && stamps.changedMs[i]! < scannedAt - settleMs;
     if (trusted) changedStamps.set(name, stamp!);
     next.stamps[i] = trusted ? stamp! : null;
+    next.digests[i] = trusted ? null : hash('sha1', read.bytes, 'base64url');
     const suspended = user.status === 'suspended' ? 1 : 0;
     next.suspended[i] = suspended;
     next.previews[i] = previewFileOf(avatarsDir, user, p.avatar);
     if (creatorFiles.has(`${name}.yaml`)) {
-      // Its file is unchanged (othersDigest): what the last build parsed of it is in the validation cache.
-      const at = others.indexOf(path.join('creators', `${name}.yaml`));
-      const creator = creatorsCache.storedFor(path.join(dir, 'creators', `${name}.yaml`), stamps.stamps[names.length + at]!);
+      const creator = storedFor(creatorsCache, `creators/${name}.yaml`);
       if (!creator) return { reason: `the creator file of ${name} is not in the validation cache` };
       creatorRows.set(name, user.status === 'active' ? { summary: toCreatorSummary(user, creator.category, creator.featured), createdAt: Date.parse(user.createdAt) } : null);
     }
@@ -244,7 +267,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     columns: { siteUrl, builtAt, names, suspended: next.suspended, domains: next.domains, avatars: next.avatars, creatorRows: listed },
   };
   return {
-    index, changed, servedAt, servedNames: kept.names, removed: removed.map((j) => kept.names[j]!), stamps: changedStamps, kept: next,
+    index, changed, servedAt, servedNames: kept.names, removed: removed.map((j) => kept.names[j]!), stamps: changedStamps, kept: next, digests,
     namesChanged, servedCreatorRows: rows.rows, meanwhile,
   };
 }
@@ -265,6 +288,12 @@ function exampleOf(kept: KeptIndex, changed: PublicUser[], added: string[], read
   }
   const answer = parseJson<{ data: PublicUser }>(readServed(`${USERS_PATH.slice(1)}/${before.name}`));
   return answer?.data ? { user: answer.data, full: before.full } : { reason: `the served release has no answer for ${before.name}` };
+}
+
+/** The digest of a profile file's bytes as the loader makes it (profile-files.ts), or undefined when it cannot be read. */
+function digestOf(reader: ContentReader, file: string): string | undefined {
+  const read = reader.read(file, YAML_LIMIT);
+  return read.ok ? hash('sha1', read.bytes, 'base64url') : undefined;
 }
 
 function parseJson<T>(bytes: Buffer | undefined): T | undefined {

@@ -1,16 +1,17 @@
 // What the next build needs of this one to rebuild after an edit without reading every profile
 // again (edit-path.ts): per user, in columns in username order, the stamp of its profile file and
 // the few fields the files made from the whole index depend on (avatar, decoration, custom domain,
-// status, generated preview); and a digest of every content file outside `profiles/`. Each node
-// release keeps it in its one record (record.ts), beside its page manifest and answer times.
-import { createHash } from 'node:crypto';
+// status, generated preview); and a digest of the bytes of every content file outside `profiles/`.
+// Each node release keeps it in its one record (record.ts), beside its page keys and answer times.
 import path from 'node:path';
 import type { PublicUser } from '../schemas/api.ts';
 import type { SiteIndex } from '../model/site-index.ts';
-import { RACY_MS, stampList, type StampList } from '../content/file-stamps.ts';
+import { RACY_MS } from '../content/file-stamps.ts';
 import { walkContent, type ContentTree } from '../content/content-tree.ts';
+import { digestFiles, type FileDigests } from '../content/file-digests.ts';
 
-const VERSION = 1;
+// 2: `others` is a digest of bytes (file-digests.ts folderDigest), no longer of stamps.
+const VERSION = 2;
 
 export interface KeptIndex {
   version: number;
@@ -18,11 +19,13 @@ export interface KeptIndex {
   fingerprint: string;
   /** The build time: `accountAgeDays` of every answer follows its UTC date. */
   builtAt: string;
-  /** othersDigest of the content files outside `profiles/` as that build read them. */
+  /** folderDigest (file-digests.ts) of the content files outside `profiles/` as that build read them. */
   others: string;
   names: string[];
-  /** The stamp of each profile file where it proved the bytes built (else null: parsed again next time). */
+  /** The stamp of each profile file where it proved the bytes built (else null: read again next time). */
   stamps: (string | null)[];
+  /** Where the stamp is null, the digest of the bytes built (else null): a file read again with these bytes is unchanged. */
+  digests: (string | null)[];
   avatars: (string | null)[];
   /** Decoration ids. */
   decorations: (string | null)[];
@@ -39,55 +42,41 @@ export interface KeptIndex {
   warnings: string[];
 }
 
-/** The content files outside `profiles/` in a walk of the content folder (content-tree.ts), relative to it. */
+/** The content files outside `profiles/` in a walk of the content folder (content-tree.ts), relative to it with `/`. */
 export function otherFiles(tree: ContentTree): string[] {
   const files: string[] = [];
   for (const [sub, names] of tree.files) {
     if (sub === 'profiles') continue;
-    for (const f of names) files.push(sub ? `${sub}${path.sep}${f}` : f);
+    const dir = sub.split(path.sep).join('/');
+    for (const f of names) files.push(dir ? `${dir}/${f}` : f);
   }
   return files;
 }
 
 /**
- * A digest of the content files outside `profiles/` by path and stamp, or undefined when a stamp
- * cannot prove its file's bytes (changed within RACY_MS of `scannedAt`, or not a regular file).
- * Stamps taken before the files are read: a file changed after its stamp only looks changed.
+ * The digests of the content files outside `profiles/` now, for a build that reads every file:
+ * called before it reads them, so a file changed after only looks changed. `previous`: the served
+ * release's record, whose digests are taken for the files its stamps prove unchanged. Undefined
+ * when the folder cannot be walked cleanly (that build reports why).
  */
-export function othersDigest(files: readonly string[], stamps: StampList, scannedAt: number, settleMs = RACY_MS): string | undefined {
-  const order = files.map((_, i) => i).sort((a, b) => (files[a]! < files[b]! ? -1 : 1));
-  const hash = createHash('sha1');
-  for (const i of order) {
-    const stamp = stamps.stamps[i];
-    if (stamp === null || stamp === undefined || stamps.changedMs[i]! >= scannedAt - settleMs) return undefined;
-    hash.update(`${files[i]}\0${stamp}\0`);
-  }
-  return hash.digest('base64url');
-}
-
-/**
- * othersDigest of a content folder now, for a build that reads every file: called before it reads
- * them. Undefined when the folder cannot be walked cleanly (that build reports why).
- */
-export function othersDigestNow(contentDir: string, settleMs = RACY_MS): string | undefined {
+export function otherDigestsNow(contentDir: string, previous: FileDigests | undefined, settleMs = RACY_MS): FileDigests | undefined {
   const scannedAt = Date.now();
   const dir = path.resolve(contentDir);
   const tree = walkContent(dir, 'profiles');
   if (tree.problems.length) return undefined;
-  const files = otherFiles(tree);
-  return othersDigest(files, stampList(files.map((f) => `${dir}${path.sep}${f}`)), scannedAt, settleMs);
+  return digestFiles(dir, otherFiles(tree), previous, scannedAt, settleMs);
 }
 
 /** The kept index of a whole build. `stampOf`: the proving stamp of each user's profile file. */
 export function keptIndexOf(
-  index: SiteIndex, fingerprint: string, others: string, stampOf: (username: string) => string | undefined,
+  index: SiteIndex, fingerprint: string, others: string, stampOf: (username: string) => string | undefined, digestOf: (username: string) => string | undefined,
   previewOf: (user: PublicUser, avatar: string | undefined) => string | null, decorationEntries: [string, string, string][],
   example: KeptIndex['example'], warnings: string[],
 ): KeptIndex {
   const avatarOf = new Map(index.avatars);
   const n = index.users.length;
   const kept: KeptIndex = {
-    version: VERSION, fingerprint, builtAt: index.builtAt, others, names: new Array(n), stamps: new Array(n), avatars: new Array(n),
+    version: VERSION, fingerprint, builtAt: index.builtAt, others, names: new Array(n), stamps: new Array(n), digests: new Array(n), avatars: new Array(n),
     decorations: new Array(n), domains: new Array(n), suspended: new Array(n), previews: new Array(n), decorationEntries, example, warnings,
   };
   for (let i = 0; i < n; i++) {
@@ -95,6 +84,7 @@ export function keptIndexOf(
     const avatar = avatarOf.get(user.username);
     kept.names[i] = user.username;
     kept.stamps[i] = stampOf(user.username) ?? null;
+    kept.digests[i] = kept.stamps[i] === null ? digestOf(user.username) ?? null : null;
     kept.avatars[i] = avatar ?? null;
     kept.decorations[i] = user.avatarDecoration?.id ?? null;
     kept.domains[i] = user.customDomain;
@@ -109,6 +99,6 @@ export function validKeptIndex(k: KeptIndex | undefined): KeptIndex | undefined 
   const n = Array.isArray(k?.names) ? k.names.length : -1;
   const column = (c: unknown) => Array.isArray(c) && c.length === n;
   return k && k.version === VERSION && typeof k.fingerprint === 'string' && typeof k.builtAt === 'string' && typeof k.others === 'string'
-    && [k.stamps, k.avatars, k.decorations, k.domains, k.suspended, k.previews].every(column)
+    && [k.stamps, k.digests, k.avatars, k.decorations, k.domains, k.suspended, k.previews].every(column)
     && Array.isArray(k.decorationEntries) && Array.isArray(k.warnings) ? k : undefined;
 }

@@ -10,17 +10,26 @@ import type { PublicUser } from '../schemas/api.ts';
 import type { SiteIndex } from '../model/site-index.ts';
 import { ENCODINGS } from '../http/headers.ts';
 
-const MANIFEST_VERSION = 2;
+// 3: page keys hash the avatar's bytes (avatarKey).
+export const MANIFEST_VERSION = 3;
 
 /**
- * What a profile page shows: the public object and the avatar file. Not `accountAgeDays`, which
- * moves daily while the page shows only the month joined.
+ * What a profile page is made from: the public object and the avatar's bytes (its size decides
+ * the link preview), as `avatarKey` names them. Not `accountAgeDays`, which moves daily while the
+ * page shows only the month joined.
  */
-export function profilePageKey(user: PublicUser, avatarFile: string | undefined, json = JSON.stringify(user)): string {
+export function profilePageKey(user: PublicUser, avatar: string | undefined, json = JSON.stringify(user)): string {
   // The user's JSON text with its age as 0: the key `"accountAgeDays":` can only be the top-level
   // one, since quotes inside a JSON string are escaped. A rebuild hashes the same text for the answer.
-  return hash('sha1', `${json.replace(AGE, '"accountAgeDays":0')}\0${avatarFile ?? ''}`, 'base64url');
+  return hash('sha1', `${json.replace(AGE, '"accountAgeDays":0')}\0${avatar ?? ''}`, 'base64url');
 }
+
+/**
+ * An avatar file by name and bytes (`digestOf`: the digest of a file of `avatars/`, file-digests.ts):
+ * another image under the same name is another key.
+ */
+export const avatarKey = (file: string | null | undefined, digestOf: (file: string) => string | undefined): string | undefined =>
+  file == null ? undefined : `${file}\0${digestOf(file) ?? ''}`;
 
 const AGE = /"accountAgeDays":\d+/;
 
@@ -52,21 +61,23 @@ export function manifestPages(manifest: PageManifest): Map<string, string> {
 }
 
 /**
- * What a public user is made of, besides the code and SITE_URL (the fingerprint) and the build's
- * date (`accountAgeDays`): its profile file, by a stamp that proves its bytes (load.ts `stamps`),
- * and what toPublicUser takes from elsewhere, the view count and the decoration.
+ * What a public user and its page are made of, besides the code and SITE_URL (the fingerprint) and
+ * the build's date (`accountAgeDays`): its profile file, by a stamp that proves its bytes (load.ts
+ * `stamps`), what toPublicUser takes from elsewhere (the view count and the decoration), and its
+ * avatar by name and bytes (`avatarKey`).
  */
-export function userInputKey(stamp: string, user: PublicUser): string {
+export function userInputKey(stamp: string, user: PublicUser, avatar: string | undefined): string {
   const d = user.avatarDecoration;
-  return `${stamp}|${user.views}|${d ? `${d.id}\0${d.name}\0${d.file}` : ''}`;
+  return `${stamp}|${user.views}|${d ? `${d.id}\0${d.name}\0${d.file}` : ''}|${avatar ?? ''}`;
 }
 
 /**
  * The code and settings every page depends on: the source, the config, the exact dependency tree
  * and `SITE_URL`. Any change renders every page again: conservative, and cheap to be.
  */
-export function renderFingerprint(root: string, siteUrl: string): string {
-  const hash = createHash('sha1').update(`v${MANIFEST_VERSION}\0${siteUrl}\0`);
+export function renderFingerprint(root: string, siteUrl: string, salt = process.env.BUILD_CODE_SALT ?? ''): string {
+  // BUILD_CODE_SALT: a test hook (test/build/incremental-equals-full.test.ts), new code without changing any.
+  const hash = createHash('sha1').update(`v${MANIFEST_VERSION}\0${siteUrl}\0${salt}\0`);
   const files = ['astro.config.mjs', 'package-lock.json', 'tsconfig.json'];
   for (const dir of ['src', 'public']) {
     const abs = path.join(root, dir);
@@ -105,6 +116,8 @@ export function planPages(
   jsonOf?: (user: PublicUser) => string,
   /** Each user's input key (userInputKey), where its file's stamp proves its bytes. */
   inputKeyOf?: (user: PublicUser) => string | undefined,
+  /** The digest of each avatar file's bytes (avatarKey). */
+  avatarDigest: (file: string) => string | undefined = () => undefined,
 ): PagePlan {
   const previous = enabled ? validManifest(previousManifest) : undefined;
   const usable = previous?.fingerprint === fingerprint ? previous : undefined;
@@ -136,7 +149,7 @@ export function planPages(
       sameInputs.add(name);
     } else {
       avatars ??= new Map(index.avatars);
-      pages[i] = profilePageKey(user, avatars.get(name), jsonOf?.(user));
+      pages[i] = profilePageKey(user, avatarKey(avatars.get(name), avatarDigest), jsonOf?.(user));
     }
     if (at >= 0 && usable!.pages[at] === pages[i] && existing.has(`${name}.html`)) reuse.push(name);
     else render.add(name);

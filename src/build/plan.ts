@@ -20,8 +20,9 @@ import {
 } from '../release/releases.ts';
 import { AnswerTimes } from './answer-times.ts';
 import { planEdit, type EditPlan } from './edit-path.ts';
-import { othersDigestNow, validKeptIndex } from './kept-index.ts';
-import { goneNames, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from './page-reuse.ts';
+import { otherDigestsNow, validKeptIndex } from './kept-index.ts';
+import { digestFiles, digestMap, folderDigest, validFileDigests, type FileDigests } from '../content/file-digests.ts';
+import { avatarKey, goneNames, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from './page-reuse.ts';
 import { openKeptRenderer, type PageRenderer } from './render.ts';
 import { readRecord, type ReleaseRecord } from './record.ts';
 import { faultPoint } from './faults.ts';
@@ -44,9 +45,13 @@ export interface ContentRead {
   index: SiteIndex;
   /** username → the stamp that proves its profile file's bytes. */
   stamps: Map<string, string>;
+  /** The digests of the content files outside `profiles/` (undefined: the folder could not be walked). */
+  digests: FileDigests | undefined;
+  /** The digest of an avatar file's bytes, for page keys (page-reuse.ts avatarKey). */
+  avatarDigest: (file: string) => string;
   edit: EditRead | undefined;
-  /** A whole read's extras for the kept index: the digest of the files outside profiles/, the decorations, the warnings. */
-  whole: { others: string | undefined; decorationEntries: [string, string, string][]; warnings: string[] } | undefined;
+  /** A whole read's extras for the kept index: the digest of the files outside profiles/, each profile's bytes where its stamp proved nothing, the decorations, the warnings. */
+  whole: { others: string | undefined; profileDigests: Map<string, string>; decorationEntries: [string, string, string][]; warnings: string[] } | undefined;
   /** How many profiles this build has: an edit build's index holds the changed ones only. */
   userCount: number;
   suspended: number;
@@ -62,14 +67,18 @@ export async function readContent(build: Build): Promise<ContentRead | { problem
     for (const w of edit.plan.kept.warnings) console.warn(`warning: ${w}`);
     const { plan } = edit;
     return {
-      index: plan.index, stamps: plan.stamps, edit, whole: undefined, userCount: plan.kept.names.length,
+      index: plan.index, stamps: plan.stamps, digests: plan.digests, avatarDigest: avatarDigestIn(o.contentDir, plan.digests), edit, whole: undefined, userCount: plan.kept.names.length,
       suspended: plan.kept.suspended.reduce((a, b) => a + b, 0), saveValidationCache: () => {},
     };
   }
   return build.step('Validating content', async () => {
-    // The files outside profiles/ stamped before they are read, for the next build's edit path (kept-index.ts).
-    const others = o.target === 'node' ? othersDigestNow(o.contentDir, o.settleMs) : undefined;
-    const { content, problems, warnings, saveCache, stamps } = await loadContentFast(o.contentDir, {
+    // The bytes of the files outside profiles/, digested before they are read: page keys take the
+    // avatars' (avatarKey), the next build's edit path all of them (kept-index.ts).
+    const servedId = servedRelease(o.distDir);
+    const served = servedId ? readRecord(buildLayout(releasePath(o.distDir, servedId)).record).files : undefined;
+    const digests = otherDigestsNow(o.contentDir, validFileDigests(served), o.settleMs);
+    const others = o.target === 'node' && digests ? folderDigest(digests) : undefined;
+    const { content, problems, warnings, saveCache, stamps, digests: profileDigests } = await loadContentFast(o.contentDir, {
       cacheFile: validationCacheFile(o.root, o.contentDir), ignoreCache: !o.incremental, siteUrl: o.siteUrl, deferCacheWrite: true, settleMs: o.settleMs,
     });
     for (const w of warnings) console.warn(`warning: ${formatProblem(w)}`);
@@ -80,7 +89,8 @@ export async function readContent(build: Build): Promise<ContentRead | { problem
     const decorationEntries = [...content.decorations.values()].map((d): [string, string, string] => [d.id, d.name, d.file]);
     const index = buildSiteIndex(content, { siteUrl: o.siteUrl, builtAt: o.builtAt, media: mediaAddressesFor(o.target) });
     return {
-      index, stamps, edit: undefined, whole: { others, decorationEntries, warnings: warnings.map((w) => formatProblem(w)) },
+      index, stamps, digests, avatarDigest: avatarDigestIn(o.contentDir, digests), edit: undefined,
+      whole: { others, profileDigests, decorationEntries, warnings: warnings.map((w) => formatProblem(w)) },
       userCount: index.users.length, suspended: index.users.filter((u) => u.status === 'suspended').length, saveValidationCache: saveCache,
     };
   });
@@ -110,6 +120,7 @@ async function editBuild(build: Build): Promise<EditRead | undefined> {
     const plan = await planEdit({
       contentDir: o.contentDir, fingerprint: build.fingerprint, builtAt: o.builtAt, siteUrl: o.siteUrl, cacheFile: validationCacheFile(o.root, o.contentDir), readServed, settleMs: o.settleMs,
       kept: () => validKeptIndex((record ??= readRecord(layout.record)).kept),
+      digests: () => validFileDigests((record ??= readRecord(layout.record)).files),
       meanwhile: () => ({ manifest: record!.manifest, times: new AnswerTimes(o.builtAt.toISOString(), record!.times) }),
     });
     if ('reason' in plan) return void (why = plan.reason);
@@ -133,6 +144,7 @@ function editPages(build: Build, edit: EditPlan, manifest: PageManifest | undefi
   // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
   if (!times.hasPrevious) return { reason: 'the served release has no answer times' };
   const changed = new Map(edit.changed.map((u) => [u.username, u]));
+  const avatarDigestOf = avatarDigestIn(build.o.contentDir, edit.digests);
   // The served manifest's entries at each profile's place in this build (an added one's made below).
   const pages = new Array<string>(names.length);
   const inputs = new Array<string | null>(names.length);
@@ -152,8 +164,9 @@ function editPages(build: Build, edit: EditPlan, manifest: PageManifest | undefi
     }
     const json = JSON.stringify(user);
     const stamp = edit.stamps.get(name);
-    inputs[i] = stamp === undefined ? null : userInputKey(stamp, user);
-    const key = profilePageKey(user, edit.kept.avatars[i] ?? undefined, json);
+    const avatar = avatarKey(kept.avatars[i], avatarDigestOf);
+    inputs[i] = stamp === undefined ? null : userInputKey(stamp, user, avatar);
+    const key = profilePageKey(user, avatar, json);
     if (j >= 0 && key === manifest.pages[j]) reuse.push(name);
     else render.add(name);
     pages[i] = key;
@@ -245,12 +258,13 @@ export async function planRelease(build: Build, read: ContentRead): Promise<Rele
       if (text === undefined) json.set(u, text = JSON.stringify(u));
       return text;
     };
+    const avatarOf = new Map(index.avatars);
     const inputKeyOf = (u: PublicUser) => {
       const stamp = stamps.get(u.username);
-      return stamp === undefined ? undefined : userInputKey(stamp, u);
+      return stamp === undefined ? undefined : userInputKey(stamp, u, avatarKey(avatarOf.get(u.username), read.avatarDigest));
     };
     const record = readRecord(servedLayout.record);
-    const pages = planPages(index, build.fingerprint, record.manifest, () => served.files('p/').map((f) => f.slice('p/'.length)), o.incremental, o.incremental ? jsonOf : undefined, inputKeyOf);
+    const pages = planPages(index, build.fingerprint, record.manifest, () => served.files('p/').map((f) => f.slice('p/'.length)), o.incremental, o.incremental ? jsonOf : undefined, inputKeyOf, read.avatarDigest);
     // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
     const times = new AnswerTimes(index.builtAt, record.times, !o.incremental);
     return { ...common, pages, times, layers: layersOfThisBuild(build, read, served, servedInfo?.builtAt, id, pages, times, jsonOf) };
@@ -299,4 +313,13 @@ function editLayers(served: ServedRelease, id: string, plan: PagePlan, times: An
     layers.from[`${USERS_DIR}${name}`] = null;
   }
   return layers;
+}
+
+/**
+ * The digest of an avatar file's bytes (page-reuse.ts avatarKey), from the digests of the files
+ * outside profiles/; read from the file when there are none (a folder that cannot be walked).
+ */
+function avatarDigestIn(contentDir: string, digests: FileDigests | undefined): (file: string) => string {
+  const known = digests ? digestMap(digests) : new Map<string, string>();
+  return (file) => known.get(`avatars/${file}`) ?? digestFiles(path.join(contentDir, 'avatars'), [file], undefined).digests[0]!;
 }

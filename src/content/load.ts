@@ -58,15 +58,17 @@ export async function loadContentFast(dir: string, options: ParseOptions & SiteO
   stats: ParseStats; saveCache: () => void;
   /** username → the stamp of its profile file, where it proves the bytes parsed (parseProfiles' `stamps`). */
   stamps: Map<string, string>;
+  /** username → the digest of its file's bytes, where its stamp does not prove them (parseProfiles' `digests`). */
+  digests: Map<string, string>;
 }> {
   const scan = scanContent(dir);
-  const { parsed, stats, saveCache, stamps } = await parseProfiles(scan.profileFiles, options, (file) => scan.reader.read(file, YAML_LIMIT));
+  const { parsed, stats, saveCache, stamps, digests } = await parseProfiles(scan.profileFiles, options, (file) => scan.reader.read(file, YAML_LIMIT));
   const views = new StampedFileCache<Record<string, number>>(options.cacheFile, 'views', options.ignoreCache);
   const creators = new StampedFileCache<Creator>(options.cacheFile, 'creators', options.ignoreCache);
   const result = assemble(scan, parsed, options, { views, creators });
   views.save();
   creators.save();
-  return { ...result, stats: { ...stats, viewsFromCache: views.hits > 0, creatorsFromCache: creators.hits }, saveCache, stamps };
+  return { ...result, stats: { ...stats, viewsFromCache: views.hits > 0, creatorsFromCache: creators.hits }, saveCache, stamps, digests };
 }
 
 interface Scan {

@@ -107,6 +107,12 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
    * the rest, and none without a `cacheFile`. The build compares them with the served release's (page-reuse.ts).
    */
   stamps: Map<string, string>;
+  /**
+   * username → the digest of its file's bytes parsed, where its stamp does not prove them (written
+   * within RACY_MS of this run, as a fresh clone leaves many): the next build reads such a file
+   * again and compares, rather than take it for changed (src/build/edit-path.ts).
+   */
+  digests: Map<string, string>;
 }> {
   const validator = options.cacheFile ? validatorFingerprint() : '';
   // Before any stat, so a file written after one is never trusted for the stamp it had (RACY_MS).
@@ -189,7 +195,12 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
     // A big parse is written at once, so its results need not be held for the rest of the build.
     if (!options.deferCacheWrite || todo.length > files.length / 20) saveCache();
   }
-  return { parsed, stats: { files: files.length, fromCache: files.length - todo.length, read: readCount, workers }, saveCache: () => saveCache(), stamps: settledStamps };
+  const digests = new Map<string, string>();
+  for (let i = 0; i < files.length; i++) {
+    const { username } = files[i]!;
+    if (hashes[i] !== undefined && !settledStamps.has(username)) digests.set(username, hashes[i]!);
+  }
+  return { parsed, stats: { files: files.length, fromCache: files.length - todo.length, read: readCount, workers }, saveCache: () => saveCache(), stamps: settledStamps, digests };
 }
 
 async function parseInWorkers(

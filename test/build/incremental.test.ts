@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { loadContent, loadContentFast } from '../../src/content/load.ts';
 import { formatProblem } from '../../src/content/problems.ts';
-import { goneNames, linkPages, manifestPages, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from '../../src/build/page-reuse.ts';
+import { MANIFEST_VERSION, avatarKey, goneNames, linkPages, manifestPages, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from '../../src/build/page-reuse.ts';
 import { prerenderedUserBody, userData } from '../../src/api/prerendered.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { recycleUserFiles, writeUserFiles } from '../../src/build/write-build.ts';
@@ -220,7 +220,7 @@ describe('reusing unchanged profile pages', () => {
     for (const name of Object.keys(pages)) fs.writeFileSync(path.join(pagesDir, `${name}.html`), `<h1>${name}</h1>`);
     const names = Object.keys(pages).sort();
     fs.writeFileSync(manifestFile, JSON.stringify({
-      version: 2, fingerprint, names, pages: names.map((n) => pages[n]), ...(inputs && { inputs: names.map((n) => inputs[n] ?? null) }),
+      version: MANIFEST_VERSION, fingerprint, names, pages: names.map((n) => pages[n]), ...(inputs && { inputs: names.map((n) => inputs[n] ?? null) }),
     }));
     return { manifestFile, pagesDir };
   }
@@ -252,7 +252,7 @@ describe('reusing unchanged profile pages', () => {
   test('a user whose inputs are the previous build\'s takes its key unmade; any other input makes it anew', () => {
     const idx = index();
     const stampOf = (name: string) => (name === 'carol' ? undefined : `stamp-${name}`);
-    const inputKeyOf = (u: (typeof idx.users)[number]) => { const s = stampOf(u.username); return s === undefined ? undefined : userInputKey(s, u); };
+    const inputKeyOf = (u: (typeof idx.users)[number]) => { const s = stampOf(u.username); return s === undefined ? undefined : userInputKey(s, u, undefined); };
     const first = planPages(idx, 'code-1', undefined, '/nonexistent', true, undefined, inputKeyOf);
     const firstInputs = Object.fromEntries(first.manifest.names.map((n, i) => [n, first.manifest.inputs![i]]).filter(([, input]) => input !== null));
     expect(Object.keys(firstInputs).sort()).toEqual(idx.users.map((u) => u.username).filter((n) => n !== 'carol').sort());
@@ -266,7 +266,7 @@ describe('reusing unchanged profile pages', () => {
     const bob = next.users.find((u) => u.username === 'bob')!;
     bob.views += 1;
     const plan = planPages(next, 'code-1', manifestIn(prev.manifestFile), prev.pagesDir, true, jsonOf,
-      (u) => (u.username === 'alice' ? userInputKey('stamp-alice-2', u) : inputKeyOf(u)));
+      (u) => (u.username === 'alice' ? userInputKey('stamp-alice-2', u, undefined) : inputKeyOf(u)));
     expect(made.sort()).toEqual(['alice', 'bob', 'carol']);
     expect([...plan.sameInputs].sort()).toEqual(next.users.map((u) => u.username).filter((n) => !['alice', 'bob', 'carol'].includes(n)).sort());
     for (const name of plan.sameInputs) expect(pagesOf(plan)[name]).toBe(`kept-${name}`);
@@ -276,7 +276,10 @@ describe('reusing unchanged profile pages', () => {
     expect(planPages(next, 'code-2', manifestIn(prev.manifestFile), prev.pagesDir, true, undefined, inputKeyOf).sameInputs.size).toBe(0);
     // A decoration renamed is another input.
     const decorated = next.users.find((u) => u.avatarDecoration)!;
-    expect(userInputKey('s', { ...decorated, avatarDecoration: { ...decorated.avatarDecoration!, name: 'Other' } })).not.toBe(userInputKey('s', decorated));
+    expect(userInputKey('s', { ...decorated, avatarDecoration: { ...decorated.avatarDecoration!, name: 'Other' } }, undefined)).not.toBe(userInputKey('s', decorated, undefined));
+    // So is an avatar of other bytes under the same name.
+    const digest = (d: string) => avatarKey('a.png', () => d);
+    expect(userInputKey('s', decorated, digest('one'))).not.toBe(userInputKey('s', decorated, digest('two')));
   });
 
   test('a manifest out of username order only costs renders: nothing is taken from another user', () => {
@@ -312,6 +315,8 @@ describe('reusing unchanged profile pages', () => {
     expect(profilePageKey({ ...user, accountAgeDays: user.accountAgeDays + 1 }, 'a.png')).toBe(key);
     expect(profilePageKey({ ...user, views: user.views + 1 }, 'a.png')).not.toBe(key);
     expect(profilePageKey(user, 'b.png')).not.toBe(key);
+    // The avatar by name and bytes: another image under the same name is another page.
+    expect(profilePageKey(user, avatarKey('a.png', () => 'digest-1'))).not.toBe(profilePageKey(user, avatarKey('a.png', () => 'digest-2')));
   });
 
   test('a reused page is the same file, linked, not a copy', () => {

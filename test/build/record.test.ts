@@ -22,10 +22,12 @@ function recordOf(n: number): ReleaseRecord {
     times: { version: 2, names: [...names].reverse(), hashes: names.map((_, i) => `hash${n - 1 - i}`), at: names.map((_, i) => i % 2), timestamps: ['2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z'], creators: ['h', '2026-01-01T00:00:00.000Z'] },
     kept: {
       version: 1, fingerprint: 'code', builtAt: '2026-01-02T00:00:00.000Z', others: 'digest', names,
-      stamps: names.map((_, i) => at(i + 1)), avatars: names.map((_, i) => (i % 3 ? null : `a${i}.png`)), decorations: names.map((_, i) => (i % 5 ? null : 'halo')),
+      stamps: names.map((_, i) => at(i + 1)), digests: names.map((_, i) => (at(i + 1) === null ? `dg${i}` : null)), avatars: names.map((_, i) => (i % 3 ? null : `a${i}.png`)), decorations: names.map((_, i) => (i % 5 ? null : 'halo')),
       domains: names.map((_, i) => (i % 11 ? null : `d${i}.example`)), suspended: names.map((_, i) => (i % 13 ? 0 : 1)), previews: names.map((_, i) => (i % 4 ? null : `p${i}.png`)),
       decorationEntries: [['halo', 'Halo', 'halo.png']], example: { name: 'user000001', full: true }, warnings: ['a warning'],
     },
+    // More files than profiles, so the files take lines of their own too.
+    files: { version: 1, files: Array.from({ length: n + 3 }, (_, i) => `avatars/a${i}.png`), stamps: Array.from({ length: n + 3 }, (_, i) => at(i)), digests: Array.from({ length: n + 3 }, (_, i) => `d${i}`) },
   };
 }
 
@@ -38,12 +40,13 @@ describe('the release record', () => {
     const read = readRecord(file);
     expect(read.manifest).toEqual(written.manifest);
     expect(read.kept).toEqual(written.kept);
+    expect(read.files).toEqual(written.files);
     // Times come back in the record's (username) order, each name with its own hash and time.
     const timeOf = (r: ReleaseRecord) => new Map(r.times!.names.map((name, i) => [name, [r.times!.hashes[i], r.times!.timestamps[r.times!.at[i]!]]]));
     expect(timeOf(read)).toEqual(timeOf(written));
     expect(read.times!.creators).toEqual(written.times!.creators);
     const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
-    expect(lines).toHaveLength(1 + Math.ceil(n / ROWS_PER_LINE));
+    expect(lines).toHaveLength(1 + Math.ceil(n / ROWS_PER_LINE) + Math.ceil((n + 3) / ROWS_PER_LINE));
     for (const line of lines.slice(1)) expect((JSON.parse(line) as unknown[]).length).toBeLessThanOrEqual(ROWS_PER_LINE);
     // Each name once in the whole file.
     expect(fs.readFileSync(file, 'utf8').split('"user000042"')).toHaveLength(2);
@@ -52,22 +55,23 @@ describe('the release record', () => {
   test('parts a build did not keep stay undefined', () => {
     const file = tempFile();
     const { manifest, times } = recordOf(3);
-    writeRecord(file, { manifest, times, kept: undefined });
+    writeRecord(file, { manifest, times, kept: undefined, files: undefined });
     const read = readRecord(file);
     expect(read.kept).toBeUndefined();
+    expect(read.files).toBeUndefined();
     expect(read.manifest).toEqual(manifest);
   });
 
   test('none, cut short, another version or not JSON: no part at all', () => {
     const file = tempFile();
-    expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined });
+    expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined, files: undefined });
     writeRecord(file, recordOf(ROWS_PER_LINE + 5));
     const whole = fs.readFileSync(file);
     fs.writeFileSync(file, whole.subarray(0, whole.lastIndexOf(10, whole.length - 2) + 1));
-    expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined });
+    expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined, files: undefined });
     fs.writeFileSync(file, whole.toString().replace('"version":1,"rows"', '"version":0,"rows"'));
-    expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined });
+    expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined, files: undefined });
     fs.writeFileSync(file, '{ not json');
-    expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined });
+    expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined, files: undefined });
   });
 });
