@@ -11,16 +11,17 @@ import v8 from 'node:v8';
 import { DEFAULT_SITE_URL, buildTimeFromEnv, cloudflareAssetLimitFromEnv, deployTargetFromEnv, type DeployTarget, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/config.ts';
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem } from '../src/content/problems.ts';
-import { handOverSiteIndex, pagesRendered } from '../src/build/page-data.ts';
+import { handOverSiteIndex, pagesRendered } from '../src/build/astro/page-data.ts';
 import { goneNames, linkPages, planPages, profilePageKey, readPageManifest, renderFingerprint, userInputKey, type PageManifest, type PagePlan } from '../src/build/page-reuse.ts';
 import { isLayered, layeredFiles, listFiles, locator, maxLayeredFiles, releaseFiles, type Layers } from '../src/release/layers.ts';
 import type { PublicUser } from '../src/schemas/api.ts';
 import { USERS_PATH } from '../src/api/handler.ts';
 import { OG_IMAGES_PATH } from '../src/ui/og-image.ts';
-import { WORKER_MIN_PAGES, movePages, renderInWorker, runShard, runningShards, shardCount, splitPages, type ShardResult } from '../src/build/render-shards.ts';
+import { WORKER_MIN_PAGES, renderProfilePages, threadCount } from '../src/build/astro/render-pages.ts';
+import { astroFallback } from '../src/build/astro/fallbacks.ts';
 import { buildLayout } from '../src/release/layout.ts';
-import { KEPT_FILE, KEPT_SERVER_DIR, keepRendererIn, rendererDir } from '../src/build/keep-renderer.ts';
-import { openRenderer, RendererUnavailable, type PageRenderer } from '../src/build/page-renderer.ts';
+import { KEPT_FILE, KEPT_SERVER_DIR, keepRendererIn, rendererDir } from '../src/build/astro/keep-renderer.ts';
+import { openRenderer, RendererUnavailable, type PageRenderer } from '../src/build/astro/page-renderer.ts';
 import { AnswerTimes } from '../src/build/answer-times.ts';
 import { buildSiteIndex } from '../src/model/site-index.ts';
 import { mediaAddressesFor } from '../src/model/public-user.ts';
@@ -56,7 +57,7 @@ parseCli({
     SOURCE_DATE_EPOCH: 'the build time in seconds since 1970, for reproducible builds (default: now)',
     PROFILES_INCREMENTAL: '`0`: parse every file and render every page (default: reuse what is unchanged)',
     RENDER_SHARDS: 'how many processes (or threads, with a kept renderer) render the pages (default: one per core for big builds)',
-    KEPT_RENDERER: '`0`: render with `astro build` even when the code a build of the same code kept could render (default: use it)',
+    KEPT_RENDERER: '`0`: compile the code anew with `astro build` and render with that, not with what a build of the same code kept (default: use it)',
     ASTRO_LOG_LEVEL: 'Astro\'s log level (default warn)',
     DEPLOY_TARGET: '`node` (default): for `npm run serve`; `cloudflare`: a Worker with static assets; `static`: files only (docs/deploying.md)',
     CLOUDFLARE_ASSET_LIMIT: 'asset files a Worker version may upload on your plan: 20000 (Workers Free, default) or 100000 (Workers Paid); a Cloudflare build with more fails',
@@ -170,10 +171,17 @@ async function validatedIndex() {
 
 const fingerprint = renderFingerprint(root, siteUrl);
 // The pages are rendered with the code the last `astro build` of the same code kept
-// (src/build/page-renderer.ts), without its seconds of bundling and on every core in one process;
+// (src/build/astro/page-renderer.ts), without its seconds of bundling and on every core in one process;
 // the first build of new code runs `astro build`, and keeps its own.
 const keptKey = { fingerprint, target };
-const keptDir = rendererDir(root, keptKey);
+// KEPT_RENDERER=0: this build compiles anew and renders with its own copy, removed when it ends;
+// the store's copy stays untouched for the builds that may be rendering with it now.
+const ownKept = process.env.KEPT_RENDERER === '0';
+const keptDir = ownKept ? `${rendererDir(root, keptKey)}.own-${process.pid}` : rendererDir(root, keptKey);
+if (ownKept) {
+  fs.rmSync(keptDir, { recursive: true, force: true });
+  process.once('exit', () => fs.rmSync(keptDir, { recursive: true, force: true }));
+}
 const edit = await editBuild();
 const whole = edit ? undefined : await step('Validating content', validatedIndex);
 const index = edit ? edit.plan.index : whole!.index;
@@ -339,8 +347,10 @@ function editLayers(plan: PagePlan, times: AnswerTimes, removed: readonly string
 
 /** How many profiles this build has: an edit build's index holds the changed ones only. */
 const userCount = edit ? edit.plan.kept.names.length : index.users.length;
-const keptRenderer = edit?.renderer ?? (target === 'node' && process.env.KEPT_RENDERER !== '0' ? await openKeptRenderer() : undefined);
-if (!keptRenderer && target === 'node') keepRendererIn({ ...keptKey, dir: keptDir });
+// One render engine (src/build/astro/render-pages.ts): the kept renderer renders every profile
+// page. Cloudflare's adapter compiles for workerd, so its pages are still rendered by `astro build`.
+const engine = target !== 'cloudflare' && !astroFallback('kept-renderer');
+let keptRenderer = edit?.renderer ?? (engine ? await openKeptRenderer() : undefined);
 
 async function openKeptRenderer(): Promise<PageRenderer | undefined> {
   try {
@@ -348,19 +358,14 @@ async function openKeptRenderer(): Promise<PageRenderer | undefined> {
   } catch (e) {
     if (!(e instanceof RendererUnavailable)) throw e;
     // A first build of this code has none to use, as expected: said only when asked for Astro's info.
-    if (!e.noneKept || ['info', 'debug'].includes(process.env.ASTRO_LOG_LEVEL ?? '')) console.log(`(${e.message}: the pages are rendered by \`astro build\`)`);
+    if (!e.noneKept || ['info', 'debug'].includes(process.env.ASTRO_LOG_LEVEL ?? '')) console.log(`(${e.message}: \`astro build\` compiles the code anew)`);
     return undefined;
   }
 }
 
-// Many pages to render: this process renders the first part and others the rest, one per core
-// (src/build/render-shards.ts): worker threads with the kept renderer, else processes running `astro build`.
-const [ownPages = [], ...otherPages] = splitPages([...plan.render], shardCount(plan.render.size, process.env, undefined, keptRenderer ? WORKER_MIN_PAGES : undefined));
-const shardPages = keptRenderer ? [] : otherPages;
-const workerPages = keptRenderer ? otherPages : [];
-handOverSiteIndex(index, new Set(ownPages));
 if (heapCap && plan.render.size >= WORKER_MIN_PAGES) v8.setFlagsFromString(heapCap);
 process.env.SITE_URL = siteUrl;
+process.env.CONTENT_DIR = contentDir;
 // A build is always for production. Vite takes `import.meta.env`'s own names from the environment
 // where set, and vitest sets them (DEV=1, MODE=test, ...): the pages then pointed at the dev
 // server's image routes instead of the static files. So none of them is inherited.
@@ -380,45 +385,42 @@ recycleUserFiles(retired[0], usersStaging, incremental && !layers);
 const clearing = removeTrees(trash);
 const changedUsers = layers && new Set(times.changedUsers);
 const writingUsers = writeUserFiles(usersStaging, index, times, changedUsers ? index.users.filter((u) => changedUsers.has(u.username)) : index.users);
-const shardDir = (k: number) => `${fresh}.shard${k}`;
-let shards: Promise<ShardResult[]> = Promise.resolve([]);
-let ownRender: Promise<unknown> = Promise.resolve();
+let rendering: Promise<unknown> = Promise.resolve();
 try {
-  const processes = shardPages.length ? ` in ${shardPages.length + 1} processes` : workerPages.length ? ` in ${workerPages.length + 1} threads` : '';
-  const shardResults = await step(`Rendering ${plan.render.size} of ${userCount} profile pages with Astro${keptRenderer ? '\'s kept renderer' : ''}${processes} (and writing the API files)`, async () => {
+  const compiled = !keptRenderer;
+  const threads = edit || !engine ? 1 : threadCount(plan.render.size);
+  const how = !engine ? '`astro build`' : compiled ? 'the renderer `astro build` compiles and keeps' : 'Astro\'s kept renderer';
+  await step(`Rendering ${plan.render.size} of ${userCount} profile pages with ${how}${threads > 1 ? ` in ${threads} threads` : ''} (and writing the API files)`, async () => {
     // Progress every 5 s while pages render: a 100,000-profile build renders for a minute or two.
-    const shardDone = [...shardPages, ...workerPages].map(() => 0);
+    let done = 0;
     let reported = false;
     const progress = setInterval(() => {
       reported = true;
-      const done = pagesRendered() + shardDone.reduce((a, b) => a + b, 0);
-      process.stdout.write(`\n  ${done} / ${plan.render.size} profile pages rendered (${seconds()} s)`);
+      process.stdout.write(`\n  ${Math.max(done, pagesRendered())} / ${plan.render.size} profile pages rendered (${seconds()} s)`);
     }, 5000);
-    let settled;
     try {
-      shards = Promise.all(shardPages.map((render, k) => runShard(root, { index, render }, shardDir(k + 1), k + 1, (n) => { shardDone[k] = n; })));
-      ownRender = keptRenderer
-        ? (edit ? renderEdit(keptRenderer, fresh, ownPages, edit.plan) : renderWithKept(keptRenderer, fresh, ownPages, workerPages, (k, n) => { shardDone[k] = n; }))
-        // Imported here: loading Astro's build takes 1-4 s, which a rebuild with the kept renderer skips.
-        : import('astro').then(({ build }) => build({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' }));
-      await faultPoint('rendering', runningShards.size ? `render shards: ${[...runningShards].join(' ')}` : '');
-      // Settled before anything throws, so a failed render never leaves a shard process running.
-      settled = await Promise.allSettled([ownRender, shards]);
+      rendering = (async () => {
+        if (edit) return renderEdit(edit.renderer, fresh, [...plan.render], edit.plan);
+        if (keptRenderer) await renderWithKept(keptRenderer, fresh);
+        else {
+          // The pages that are not profile pages (or, without the engine, every page), and the kept renderer.
+          await astroBuild(engine ? [] : plan.render);
+          if (!engine) return;
+          keptRenderer = await openKeptRenderer();
+          // Astro kept nothing (a warning said why): it renders the profile pages itself, once more.
+          if (!keptRenderer) return astroBuild(plan.render);
+        }
+        await renderProfiles(keptRenderer!, [...plan.render], fresh, (n) => { done = n; });
+      })();
+      await faultPoint('rendering');
+      await rendering;
     } finally {
       clearInterval(progress);
     }
-    const [own, others] = settled;
     if (reported) process.stdout.write('\n  finished:');
-    if (own.status === 'rejected') throw own.reason;
-    if (others.status === 'rejected') throw others.reason;
-    return others.value;
   });
   await faultPoint('rendered');
   const freshLayout = buildLayout(fresh);
-  for (const r of shardResults) {
-    movePages(buildLayout(r.outDir).pages, freshLayout.pages);
-    fs.rmSync(r.outDir, { recursive: true, force: true });
-  }
   if (plan.reuse.length && !layers) {
     await step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, (file) => path.join(servedAt(`p/${file}`) ?? servedLayout.client, 'p', file), freshLayout.pages));
   }
@@ -508,20 +510,19 @@ try {
   await clearing.catch((e: unknown) => console.warn(`build: ${(e as Error).message}; the next build tries again.`));
   const suspended = edit ? edit.plan.kept.suspended.reduce((a, b) => a + b, 0) : index.users.filter((u) => u.status === 'suspended').length;
   const ownRssKb = process.resourceUsage().maxRSS;
-  const totalRssKb = ownRssKb + shardResults.reduce((sum, r) => sum + r.maxRssKb, 0);
   const mb = (kb: number) => `${Math.round(kb / 1024)} MB`;
-  const memory = shardResults.length ? `${mb(totalRssKb)} in all (${[ownRssKb, ...shardResults.map((r) => r.maxRssKb)].map(mb).join(' + ')})` : mb(ownRssKb);
+  // One process: the render threads' memory is in its own peak.
+  const memory = mb(ownRssKb);
   console.log(
     `Built ${userCount} profiles (${suspended} suspended), ${index.creators.length} active creators: ` +
     `${userCount} pages (${plan.render.size} rendered, ${plan.reuse.length} unchanged), ${stats.userFiles} API files${layers ? ` (${times.changedUsers.length} changed)` : ''}, ${stats.mediaFiles} images and ${previews} preview images in ${path.relative(process.cwd(), distDir) || distDir}/ (release ${releaseId}${layers ? `, holding only what changed since release ${layers.base}: ${Object.keys(layers.from).length} files` : ''}), ` +
     `in ${seconds()} s, served after ${servedAfter} s (${timings.join(', ')}), peak memory ${memory}.`,
   );
   // For `npm run bench`: one machine-readable line; the memory of every process added up.
-  if (process.env.BENCH_REPORT) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - started), servedMs: Math.round(Number(servedAfter) * 1000), maxRssKb: totalRssKb, compressMs, compressed: compressStats })}`);
+  if (process.env.BENCH_REPORT) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - started), servedMs: Math.round(Number(servedAfter) * 1000), maxRssKb: ownRssKb, compressMs, compressed: compressStats })}`);
 } catch (e) {
-  await Promise.allSettled([clearing, writingUsers, shards, ownRender]);
+  await Promise.allSettled([clearing, writingUsers, rendering]);
   fs.rmSync(fresh, { recursive: true, force: true });
-  for (let k = 1; k <= shardPages.length; k++) fs.rmSync(shardDir(k), { recursive: true, force: true });
   fs.rmSync(usersStaging, { recursive: true, force: true });
   // Complete but never served (a failure between the two renames): not a release to roll back to.
   if (servedRelease(distDir) !== releaseId && fs.existsSync(releasePath(distDir, releaseId))) fs.rmSync(retireRelease(distDir, releaseId), { recursive: true, force: true });
@@ -532,28 +533,51 @@ try {
 }
 
 /**
- * What `astro build` writes into `outDir`, made with the kept renderer: the pages of this build
- * (its profiles to render, `ownPages` here and each of `workerPages` in a worker thread, and every
- * page that reads the whole index), then the rest of Astro's output, which is the same for the
- * same code and so is copied from the kept renderer (the server's code and the bundled styles) or
- * from `public/`, as Astro copies it.
+ * What `astro build` writes into `outDir` besides the profile pages, made with the kept renderer:
+ * every page that reads the whole index (home, sitemaps, docs...), then the rest of Astro's
+ * output, which is the same for the same code and so is copied from the kept renderer (the
+ * server's code and the bundled styles) or from `public/`, as Astro copies it.
  */
-async function renderWithKept(renderer: PageRenderer, outDir: string, ownPages: string[], workerPages: string[][], onProgress: (worker: number, rendered: number) => void): Promise<void> {
+async function renderWithKept(renderer: PageRenderer, outDir: string): Promise<void> {
+  // Without Astro's StaticPaths (an internal: src/build/astro/README.md), `astro build` makes them.
+  if (astroFallback('static-paths')) return astroBuild([]);
   const to = buildLayout(outDir);
-  process.env.CONTENT_DIR = contentDir;
-  const workers = workerPages.map((names, k) => renderInWorker({ dir: keptDir, key: keptKey, index, names, clientDir: to.client }, (n) => onProgress(k, n)));
-  const rendered = await Promise.allSettled([renderer.renderSite(index, ownPages, to.client), ...workers]);
-  const failed = rendered.find((r) => r.status === 'rejected');
-  if (failed) {
-    // A cache, which a bad copy must not keep failing: without its record the next build renders
-    // with `astro build` and keeps a new one (a page that fails for its content fails there too,
-    // with Astro's words). Its files stay for a build of another release that may be using them.
-    fs.rmSync(path.join(keptDir, KEPT_FILE), { force: true });
-    throw new Error(`the kept renderer failed (the next build runs \`astro build\`): ${(failed.reason as Error)?.stack ?? failed.reason}`);
+  try {
+    await renderer.renderSite(index, [], to.client);
+  } catch (e) {
+    throw keptRendererFailed(e);
   }
   fs.cpSync(path.join(keptDir, KEPT_SERVER_DIR), to.server, { recursive: true });
   fs.cpSync(path.join(keptDir, '_astro'), path.join(to.client, '_astro'), { recursive: true });
   if (fs.existsSync(path.join(root, 'public'))) fs.cpSync(path.join(root, 'public'), to.client, { recursive: true });
+}
+
+/** `astro build` into the fresh release, rendering the profile pages of `profiles` only; it keeps its renderer for the engine. */
+async function astroBuild(profiles: Iterable<string>): Promise<void> {
+  handOverSiteIndex(index, new Set(profiles));
+  keepRendererIn(engine ? { ...keptKey, dir: keptDir } : undefined);
+  // Imported here: loading Astro's build takes 1-4 s, which a build with the kept renderer skips.
+  const { build } = await import('astro');
+  await build({ root, outDir: fresh, logLevel: process.env.ASTRO_LOG_LEVEL as 'info' | undefined ?? 'warn' });
+}
+
+/** The profile pages of `names`, on every core (src/build/astro/render-pages.ts). */
+async function renderProfiles(renderer: PageRenderer, names: string[], outDir: string, onProgress: (rendered: number) => void): Promise<void> {
+  try {
+    await renderProfilePages({ renderer, dir: keptDir, key: keptKey, index, names, clientDir: buildLayout(outDir).client, onProgress });
+  } catch (e) {
+    throw keptRendererFailed(e);
+  }
+}
+
+/**
+ * A cache, which a bad copy must not keep failing: without its record the next build compiles
+ * anew (a page that fails for its content fails there too, with Astro's words). Its files stay for
+ * a build of another release that may be using them.
+ */
+function keptRendererFailed(e: unknown): Error {
+  fs.rmSync(path.join(keptDir, KEPT_FILE), { force: true });
+  return new Error(`the kept renderer failed (the next build compiles anew): ${(e as Error)?.stack ?? e}`);
 }
 
 /**
@@ -591,8 +615,7 @@ async function renderEdit(renderer: PageRenderer, outDir: string, names: string[
     await renderer.renderChangedPages(edit.index, names, to.client);
     await renderer.renderPaths(edit.index, ['/openapi.json', '/docs', ...(home ? ['/'] : [])], to.client);
   } catch (e) {
-    fs.rmSync(path.join(keptDir, KEPT_FILE), { force: true });
-    throw new Error(`the kept renderer failed (the next build runs \`astro build\`): ${(e as Error)?.stack ?? e}`);
+    throw keptRendererFailed(e);
   }
   for (const file of sitemaps) fs.writeFileSync(path.join(to.client, file.path.slice(1)), file.xml);
   if (edit.creatorsChanged) fs.writeFileSync(path.join(to.client, CREATORS_ROWS_FILE), JSON.stringify(creatorsRows(edit.index)));

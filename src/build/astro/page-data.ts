@@ -4,12 +4,12 @@
 // Under `astro dev` the content is loaded directly.
 // Not a content collection: it cost more than 20% of build time and memory (docs/design.md).
 import path from 'node:path';
-import { buildTimeFromEnv, deployTargetFromEnv, siteUrlFromEnv } from '../config.ts';
-import { contentDirFromEnv, loadContent } from '../content/load.ts';
-import { formatProblem } from '../content/problems.ts';
-import { IndexFiles } from '../api/index-files.ts';
-import { buildSiteIndex, type SiteIndex } from '../model/site-index.ts';
-import { mediaAddressesFor } from '../model/public-user.ts';
+import { buildTimeFromEnv, deployTargetFromEnv, siteUrlFromEnv } from '../../config.ts';
+import { contentDirFromEnv, loadContent } from '../../content/load.ts';
+import { formatProblem } from '../../content/problems.ts';
+import { IndexFiles } from '../../api/index-files.ts';
+import { buildSiteIndex, type SiteIndex } from '../../model/site-index.ts';
+import { mediaAddressesFor } from '../../model/public-user.ts';
 
 /** Where the build script leaves the index for the pages: a global symbol, since Astro loads its own copy of this module. */
 const HANDOFF = Symbol.for('profile-lookup.site-index');

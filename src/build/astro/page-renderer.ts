@@ -16,8 +16,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { StaticPaths } from 'astro/runtime/prerender/static-paths.js';
 import { handOverSiteIndex } from './page-data.ts';
+import { astroFallback } from './fallbacks.ts';
 import { KEPT_FILE, readKept, type KeptRendererKey } from './keep-renderer.ts';
-import type { SiteIndex } from '../model/site-index.ts';
+import type { SiteIndex } from '../../model/site-index.ts';
 
 /** Why a kept renderer cannot be used: the build renders with `astro build` instead. */
 export class RendererUnavailable extends Error {
@@ -86,7 +87,7 @@ export class PageRenderer {
     app.setInternals({ pagesByKeys: pagesByKeys(manifest) });
     // Each page rendered to one string, not streamed through a ReadableStream: the same bytes,
     // at a fraction of the cost per page (page-writes.ts does the same inside `astro build`).
-    if (typeof app.resolveStreaming === 'function') app.resolveStreaming = () => false;
+    if (typeof app.resolveStreaming === 'function' && !astroFallback('resolve-streaming')) app.resolveStreaming = () => false;
     app.setOptions({ settings: { scripts: settingsScripts(manifest) }, logger: { options: { destination: app.logger.options.destination } } });
   }
 

@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openRenderer } from './page-renderer.ts';
 import type { KeptRendererKey } from './keep-renderer.ts';
-import type { SiteIndex } from '../model/site-index.ts';
+import type { SiteIndex } from '../../model/site-index.ts';
 
 export interface RenderWorkerJob {
   /** The kept renderer's folder and what it must have been kept for. */
