@@ -44,7 +44,7 @@ import {
 import { parseCli } from '../src/cli.ts';
 import { pointWranglerAtServedRelease } from '../src/build/wrangler-deploy-config.ts';
 import { assetLimitProblem, uploadedAssetFiles } from '../src/build/cloudflare-assets.ts';
-import { compressRelease, describeStats, type CompressStats } from '../src/build/compress.ts';
+import { addStats, compressRelease, describeStats, emptyStats, type CompressStats } from '../src/build/compress.ts';
 import { compressedBaseOf } from '../src/http/headers.ts';
 
 parseCli({
@@ -354,7 +354,8 @@ let keptRenderer = edit?.renderer ?? (engine ? await openKeptRenderer() : undefi
 
 async function openKeptRenderer(): Promise<PageRenderer | undefined> {
   try {
-    return await openRenderer(keptDir, keptKey);
+    // Pages compressed as they are written, but for Cloudflare, which compresses itself.
+    return await openRenderer(keptDir, keptKey, target !== 'cloudflare');
   } catch (e) {
     if (!(e instanceof RendererUnavailable)) throw e;
     // A first build of this code has none to use, as expected: said only when asked for Astro's info.
@@ -376,6 +377,8 @@ process.env.ASTRO_TELEMETRY_DISABLED = '1';
 const fresh = buildingPath(distDir, releaseId);
 /** What the compress step did, for the BENCH line. */
 let compressStats: CompressStats | undefined;
+/** What the render threads compressed as they wrote (src/build/astro/page-renderer.ts). */
+const renderCompressed = emptyStats();
 let compressMs = 0;
 // The user files are written while Astro renders: disk work beside CPU work. They overwrite those
 // of a retired release (src/build/write-build.ts), except in a full build (PROFILES_INCREMENTAL=0);
@@ -479,6 +482,8 @@ try {
   if (target !== 'cloudflare') {
     const t0 = performance.now();
     const compressed = await step('Compressing', () => compressRelease(freshLayout.client));
+    addStats(compressed, renderCompressed);
+    if (keptRenderer) addStats(compressed, keptRenderer.compressed);
     compressMs = Math.round(performance.now() - t0);
     console.log(`  ${describeStats(compressed)}`);
     compressStats = compressed;
@@ -564,7 +569,8 @@ async function astroBuild(profiles: Iterable<string>): Promise<void> {
 /** The profile pages of `names`, on every core (src/build/astro/render-pages.ts). */
 async function renderProfiles(renderer: PageRenderer, names: string[], outDir: string, onProgress: (rendered: number) => void): Promise<void> {
   try {
-    await renderProfilePages({ renderer, dir: keptDir, key: keptKey, index, names, clientDir: buildLayout(outDir).client, onProgress });
+    const { compressed } = await renderProfilePages({ renderer, dir: keptDir, key: keptKey, index, names, clientDir: buildLayout(outDir).client, compress: target !== 'cloudflare', onProgress });
+    addStats(renderCompressed, compressed);
   } catch (e) {
     throw keptRendererFailed(e);
   }

@@ -5,6 +5,7 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { SiteIndex } from '../../model/site-index.ts';
+import { addStats, emptyStats, type CompressStats } from '../compress.ts';
 import type { KeptRendererKey } from './keep-renderer.ts';
 import type { PageRenderer } from './page-renderer.ts';
 import type { RenderWorkerJob } from './render-worker.ts';
@@ -35,12 +36,16 @@ export function splitPages<T>(names: readonly T[], count: number): T[][] {
  * Renders `job.names`' profile pages in a worker thread with the kept renderer; resolves when all
  * are written, rejects with the worker's error. `onProgress`: pages written so far.
  */
-export function renderInWorker(job: RenderWorkerJob, onProgress: (rendered: number) => void = () => {}): Promise<void> {
+export function renderInWorker(job: RenderWorkerJob, onProgress: (rendered: number) => void = () => {}): Promise<CompressStats> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./render-worker.ts', import.meta.url), { workerData: job });
-    worker.on('message', (m: { rendered: number }) => onProgress(m.rendered));
+    let compressed = emptyStats();
+    worker.on('message', (m: { rendered: number; compressed?: CompressStats }) => {
+      onProgress(m.rendered);
+      if (m.compressed) compressed = m.compressed;
+    });
     worker.once('error', reject);
-    worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`a render worker stopped with exit code ${code}`))));
+    worker.once('exit', (code) => (code === 0 ? resolve(compressed) : reject(new Error(`a render worker stopped with exit code ${code}`))));
   });
 }
 
@@ -52,6 +57,8 @@ export interface ProfileRender {
   index: SiteIndex;
   names: readonly string[];
   clientDir: string;
+  /** Whether each page's compressed siblings are written with it (the renderer was opened so). */
+  compress: boolean;
   /** Pages written so far, all threads together, about once a second. */
   onProgress?: (rendered: number) => void;
 }
@@ -60,7 +67,7 @@ export interface ProfileRender {
  * Writes `p/<name>.html` for each of `names`, split between this thread and worker threads.
  * Settles every thread before it throws, so no worker writes on after a failure.
  */
-export async function renderProfilePages(job: ProfileRender): Promise<{ threads: number }> {
+export async function renderProfilePages(job: ProfileRender): Promise<{ threads: number; compressed: CompressStats }> {
   const [own = [], ...others] = splitPages(job.names, threadCount(job.names.length));
   const done = others.map(() => 0);
   const report = () => job.onProgress?.(job.renderer.profilePagesWritten + done.reduce((a, b) => a + b, 0));
@@ -68,13 +75,16 @@ export async function renderProfilePages(job: ProfileRender): Promise<{ threads:
   try {
     const settled = await Promise.allSettled([
       job.renderer.renderChangedPages(job.index, own, job.clientDir),
-      ...others.map((names, k) => renderInWorker({ dir: job.dir, key: job.key, index: job.index, names, clientDir: job.clientDir }, (n) => { done[k] = n; })),
+      ...others.map((names, k) => renderInWorker({ dir: job.dir, key: job.key, index: job.index, names, clientDir: job.clientDir, compress: job.compress }, (n) => { done[k] = n; })),
     ]);
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
+    report();
+    // This thread's renderer counts every call of this build; the workers' only theirs.
+    const compressed = emptyStats();
+    for (const r of settled.slice(1)) addStats(compressed, (r as PromiseFulfilledResult<CompressStats>).value);
+    return { threads: others.length + 1, compressed };
   } finally {
     clearInterval(tick);
   }
-  report();
-  return { threads: others.length + 1 };
 }
