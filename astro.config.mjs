@@ -3,6 +3,7 @@ import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
 import { requireBuildScript } from './src/build/astro/require-build-script.ts';
 import { keepRenderer } from './src/build/astro/keep-renderer.ts';
+import { sharePageData } from './src/build/astro/page-data.ts';
 
 // Where the build will run: `node` (default) for our own server, `cloudflare` for a Worker with
 // static assets (docs/deploying.md#cloudflare-workers), `static` for a host with files only.
@@ -43,6 +44,8 @@ export default defineConfig({
   session: false,
   devToolbar: { enabled: false },
   vite: {
+    // Pages and the build script share src/build/astro/page-data.ts, which hands the index over.
+    plugins: [sharePageData()],
     // The few brand icons the pages use bundled with them, not the 5 MB simple-icons module imported whole
     // at render time: ~300 ms off an edit build's render (src/build/astro/page-renderer.ts).
     environments: { prerender: { resolve: { noExternal: ['simple-icons'] } } },

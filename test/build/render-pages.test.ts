@@ -7,9 +7,13 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { MAX_THREADS, WORKER_MIN_PAGES, splitPages, threadCount } from '../../src/build/astro/render-pages.ts';
 import { ASTRO_FALLBACKS, astroFallback } from '../../src/build/astro/fallbacks.ts';
-import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
-import { FIXTURE } from '../support/helpers.ts';
+import { TEST_SITE_URL, buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
+import { FIXTURE, ROOT } from '../support/helpers.ts';
 import { servedRelease } from '../../src/release/releases.ts';
+import { PAGE_DATA_URL } from '../../src/build/astro/page-data.ts';
+import { rendererDir } from '../../src/build/astro/keep-renderer.ts';
+import { renderFingerprint } from '../../src/build/page-reuse.ts';
+
 
 const WORK = workDir('render-pages');
 afterAll(() => fs.rmSync(WORK, { recursive: true, force: true }));
@@ -81,6 +85,14 @@ describe('the render engine', () => {
     expect(built.stdout).toContain('profile pages with Astro\'s kept renderer in 2 threads');
     expectSameAsShared(built.dist);
   }, 60_000);
+
+  // One module, no global: the kept code imports page-data.ts by its address, never a copy of it.
+  test('the pages read the index from page-data.ts itself, not a bundled copy', () => {
+    const kept = rendererDir(ROOT, { fingerprint: renderFingerprint(ROOT, TEST_SITE_URL), target: 'node' });
+    const chunks = [...tree(kept)].filter(([file]) => file.endsWith('.mjs') && !file.startsWith('server/')).map(([, bytes]) => bytes.toString());
+    expect(chunks.filter((code) => code.includes(PAGE_DATA_URL)).length).toBeGreaterThan(3);
+    expect(chunks.some((code) => /function getSiteIndex\b/.test(code))).toBe(false);
+  });
 
   test.each(ASTRO_FALLBACKS.map((f) => [f]))('ASTRO_FALLBACK=%s builds the same files', (fallback) => {
     const built = build(`fallback-${fallback}`, { ASTRO_FALLBACK: fallback });

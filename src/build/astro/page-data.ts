@@ -1,9 +1,14 @@
-// What the Astro pages and the dev server read. During `npm run build` the build script has already
-// validated the content and hands the public index over in memory (Astro pre-renders in the same
-// process), so pages never read YAML, never see private data, and the index is not held twice.
-// Under `astro dev` the content is loaded directly.
+// What the Astro pages and the dev server read: the one module pages take their data from. During
+// `npm run build` the build script has already validated the content and hands the public index
+// over in memory, so pages never read YAML, never see private data, and the index is not held
+// twice. Under `astro dev` the content is loaded directly.
+// Astro bundles each module a page imports into its own code, which would give the pages a copy
+// of this one that the build script never handed anything to: `sharePageData` keeps it out of the
+// bundle, imported by its address, so pages and the build script (or a render thread) share it.
 // Not a content collection: it cost more than 20% of build time and memory (docs/design.md).
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Plugin } from 'vite';
 import { buildTimeFromEnv, deployTargetFromEnv, siteUrlFromEnv } from '../../config.ts';
 import { contentDirFromEnv, loadContent } from '../../content/load.ts';
 import { formatProblem } from '../../content/problems.ts';
@@ -11,37 +16,33 @@ import { IndexFiles } from '../../api/index-files.ts';
 import { buildSiteIndex, type SiteIndex } from '../../model/site-index.ts';
 import { mediaAddressesFor } from '../../model/public-user.ts';
 
-/** Where the build script leaves the index for the pages: a global symbol, since Astro loads its own copy of this module. */
-const HANDOFF = Symbol.for('profile-lookup.site-index');
-const RENDER = Symbol.for('profile-lookup.pages-to-render');
+let handed: SiteIndex | undefined;
+let toRender: ReadonlySet<string> | undefined;
+let rendered = 0;
+let cached: { index: SiteIndex; files?: IndexFiles } | undefined;
 
 /** `pagesToRender`: the profiles whose page changed (src/build/page-reuse.ts); the others are linked from the last build. */
 export function handOverSiteIndex(index: SiteIndex, pagesToRender?: ReadonlySet<string>): void {
-  (globalThis as Record<symbol, unknown>)[HANDOFF] = index;
-  (globalThis as Record<symbol, unknown>)[RENDER] = pagesToRender;
+  handed = index;
+  toRender = pagesToRender;
+  cached = undefined;
 }
 
-/** Whether the build script (or a render process) handed an index over: false under a bare `astro build`. */
-export const siteIndexHandedOver = (): boolean => (globalThis as Record<symbol, unknown>)[HANDOFF] !== undefined;
-
-const RENDERED = Symbol.for('profile-lookup.pages-rendered');
+/** Whether the build script (or a render thread) handed an index over: false under a bare `astro build`. */
+export const siteIndexHandedOver = (): boolean => handed !== undefined;
 
 /** Counts a rendered profile page, for the build's progress lines. */
 export function notePageRendered(): void {
-  const g = globalThis as Record<symbol, number | undefined>;
-  g[RENDERED] = (g[RENDERED] ?? 0) + 1;
+  rendered++;
 }
 
-/** Profile pages rendered in this process so far. */
-export const pagesRendered = (): number => (globalThis as Record<symbol, number | undefined>)[RENDERED] ?? 0;
+/** Profile pages rendered in this thread so far. */
+export const pagesRendered = (): number => rendered;
 
 /** Whether Astro renders this profile's page: all of them, unless the build script said otherwise. */
 export function shouldRenderPage(username: string): boolean {
-  const only = (globalThis as Record<symbol, ReadonlySet<string> | undefined>)[RENDER];
-  return only ? only.has(username) : true;
+  return toRender ? toRender.has(username) : true;
 }
-
-let cached: { index: SiteIndex; files?: IndexFiles } | undefined;
 
 function fromContent(): SiteIndex {
   const { content, problems } = loadContent(contentDirFromEnv(), { siteUrl: siteUrlFromEnv() });
@@ -50,10 +51,7 @@ function fromContent(): SiteIndex {
 }
 
 export function getSiteIndex(): SiteIndex {
-  if (!cached) {
-    const handed = (globalThis as Record<symbol, SiteIndex | undefined>)[HANDOFF];
-    cached = { index: handed ?? fromContent() };
-  }
+  cached ??= { index: handed ?? fromContent() };
   return cached.index;
 }
 
@@ -64,3 +62,25 @@ export function getReleaseFiles(): IndexFiles {
   cached!.files ??= new IndexFiles(index, { avatars: path.join(dir, 'avatars'), decorations: path.join(dir, 'decorations') });
   return cached!.files;
 }
+
+/** This module's file, and the address the pre-rendered code imports it by. */
+const SELF = fileURLToPath(import.meta.url);
+export const PAGE_DATA_URL = pathToFileURL(SELF).href;
+
+/**
+ * A Vite plugin (public API) for the pre-render build only: every import of this module stays an
+ * import of its `file:` address, never bundled, so there is one copy per thread. An address, not
+ * a path: Rolldown would make a path relative to the output, which the kept renderer moves.
+ */
+export const sharePageData = (): Plugin => ({
+  name: 'profile-lookup:share-page-data',
+  apply: 'build',
+  enforce: 'pre',
+  applyToEnvironment: (environment) => environment.name === 'prerender',
+  resolveId(source, importer) {
+    if (!importer || !source.startsWith('.')) return null;
+    const from = importer.replace(/[?#].*$/, '');
+    if (!path.isAbsolute(from)) return null;
+    return path.resolve(path.dirname(from), source) === SELF ? { id: PAGE_DATA_URL, external: true } : null;
+  },
+});
