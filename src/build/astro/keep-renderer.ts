@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import type { AstroIntegration } from 'astro';
 import { PAGE_DATA_URL } from './page-data.ts';
 
-const KEEP = Symbol.for('profile-lookup.keep-renderer');
+/** What the build script asked to keep: Astro imports astro.config.mjs natively, so this module is the build script's. */
+let keepRequest: (KeptRendererKey & { dir: string }) | undefined;
 const KEPT_VERSION = 3;
 /** The file beside the kept code that says what it was built from. */
 export const KEPT_FILE = 'kept.json';
@@ -48,7 +49,7 @@ export const rendererDir = (root: string, key: KeptRendererKey) => path.join(ren
 
 /** Asks the Astro build in this process to keep its pre-render code in `dir` (the build script calls this; shards do not). */
 export function keepRendererIn(request: (KeptRendererKey & { dir: string }) | undefined): void {
-  (globalThis as Record<symbol, unknown>)[KEEP] = request;
+  keepRequest = request;
 }
 
 /** The kept renderer in `dir` if it was built for `key`, else why not. */
@@ -80,7 +81,7 @@ export const keepRenderer = (): AstroIntegration => {
         prerenderDir = path.join(serverDir ?? fileURLToPath(config.outDir), '.prerender');
       },
       'astro:build:generated': ({ logger }) => {
-        const request = (globalThis as Record<symbol, (KeptRendererKey & { dir: string }) | undefined>)[KEEP];
+        const request = keepRequest;
         if (!request || !prerenderDir) return;
         // Kept already for this code: the same files, which another build may be rendering with
         // now (it imports its chunks as it goes), so they are never replaced.
