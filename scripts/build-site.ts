@@ -42,7 +42,7 @@ import {
   releasesToPrune, retireRelease, servedRelease, switchRelease, syncDir, writeReleaseInfo,
 } from '../src/release/releases.ts';
 import { parseCli } from '../src/cli.ts';
-import { pointWranglerAtServedRelease } from '../src/build/wrangler-deploy-config.ts';
+import { pointWranglerAtServedRelease } from '../src/build/astro/wrangler-deploy-config.ts';
 import { assetLimitProblem, uploadedAssetFiles } from '../src/build/cloudflare-assets.ts';
 import { addStats, compressRelease, describeStats, emptyStats, type CompressStats } from '../src/build/compress.ts';
 import { compressedBaseOf } from '../src/http/headers.ts';
@@ -505,7 +505,7 @@ try {
   });
   const servedAfter = seconds();
   await faultPoint('switched');
-  if (target === 'cloudflare') pointWranglerAtServedRelease(root, distDir);
+  if (target === 'cloudflare') console.log(`Deploy the served release with \`${pointWranglerAtServedRelease(root, distDir)}\`.`);
   // Served. The validation cache, when written late (validatedIndex), goes before the lock, so the
   // next build reads it; that build may then start, while this one deletes the releases pruned (at
   // 100,000 profiles tens of seconds for a whole one), which the next would finish if this one died.
