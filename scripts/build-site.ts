@@ -377,7 +377,7 @@ process.env.ASTRO_TELEMETRY_DISABLED = '1';
 const fresh = buildingPath(distDir, releaseId);
 /** What the compress step did, for the BENCH line. */
 let compressStats: CompressStats | undefined;
-/** What the render threads compressed as they wrote (src/build/astro/page-renderer.ts). */
+/** What the render threads and the user files' thread compressed as they wrote (compress.ts). */
 const renderCompressed = emptyStats();
 let compressMs = 0;
 // The user files are written while Astro renders: disk work beside CPU work. They overwrite those
@@ -387,7 +387,8 @@ const usersStaging = `${fresh}.users`;
 recycleUserFiles(retired[0], usersStaging, incremental && !layers);
 const clearing = removeTrees(trash);
 const changedUsers = layers && new Set(times.changedUsers);
-const writingUsers = writeUserFiles(usersStaging, index, times, changedUsers ? index.users.filter((u) => changedUsers.has(u.username)) : index.users);
+// Compressed as they are written, beside `astro build` (Cloudflare compresses itself).
+const writingUsers = writeUserFiles(usersStaging, index, times, changedUsers ? index.users.filter((u) => changedUsers.has(u.username)) : index.users, target === 'cloudflare' ? undefined : renderCompressed);
 let rendering: Promise<unknown> = Promise.resolve();
 try {
   const compiled = !keptRenderer;
