@@ -187,7 +187,8 @@ export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: st
   const files = layered ? releaseFiles(layered.releasesDir, layout.client, layered.layers) : undefined;
   writeStaticHostHeaders(layout.client, target === 'static' ? {} : { [CREATORS_PATH]: answerOnlyHeaders(CREATORS_PATH, creators.headers) }, files);
   if (target === 'static') writeStaticHostRedirects(layout.client, files);
-  return { userFiles: layered ? index.users.length : fs.readdirSync(usersDir).length, mediaFiles };
+  // The answers, not their compressed siblings, which the user files' thread writes beside them.
+  return { userFiles: layered ? index.users.length : fs.readdirSync(usersDir).filter((f) => compressedBaseOf(f) === undefined).length, mediaFiles };
 }
 
 /**

@@ -77,6 +77,8 @@ describe('the render engine', () => {
   test('a first build of new code renders its profile pages with what `astro build` kept, in two threads', () => {
     const built = build('first', { KEPT_RENDERER: '0', RENDER_THREADS: '2' });
     expect(built.stdout).toContain('profile pages with the renderer `astro build` compiles and keeps in 2 threads');
+    // The answers counted, not the compressed siblings written beside them.
+    expect(built.stdout).toContain('7 pages (7 rendered, 0 unchanged), 7 API files,');
     expectSameAsShared(built.dist);
   }, 60_000);
 
