@@ -1,10 +1,10 @@
 // @ts-check
 import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
-import { requireBuildScript } from './src/build/require-build-script.ts';
-import { requireServeScript } from './src/build/require-serve-script.ts';
-import { keepRenderer } from './src/build/keep-renderer.ts';
-import { profilePageWrites } from './src/build/page-writes.ts';
+import { requireBuildScript } from './src/build/astro/require-build-script.ts';
+import { requireServeScript } from './src/build/astro/require-serve-script.ts';
+import { keepRenderer } from './src/build/astro/keep-renderer.ts';
+import { sharePageData } from './src/build/astro/page-data.ts';
 
 // Where the build will run: `node` (default) for our own server, `cloudflare` for a Worker with
 // static assets (docs/deploying.md#cloudflare-workers), `static` for a host with files only.
@@ -17,7 +17,7 @@ const DEPLOY_TARGETS = {
   static: () => node({ mode: 'middleware' }),
   // The Worker is src/edge/worker.ts (`main` in wrangler.jsonc), not Astro's handler. Pages are
   // pre-rendered in Node, not workerd: they read the index the build script hands over in memory
-  // (src/build/page-data.ts), and big builds render in Node child processes.
+  // (src/build/astro/page-data.ts), and the kept renderer runs in Node worker threads.
   // Imported only for this target: it loads wrangler's Vite plugin, which the Node build never needs.
   cloudflare: async () => (await import('@astrojs/cloudflare')).default({ prerenderEnvironment: 'node', imageService: 'passthrough' }),
 };
@@ -33,12 +33,9 @@ export default defineConfig({
   output: 'static',
   adapter: await DEPLOY_TARGETS[/** @type {keyof typeof DEPLOY_TARGETS} */ (target)](),
   // `astro build` on its own stops with a sentence naming `npm run build`, and `astro preview` (but
-  // for Cloudflare, where it serves the build) with one naming what serves it. A build can keep the
-  // compiled pages for edit builds to render with (src/build/keep-renderer.ts). Profile pages are
-  // rendered to a string and written in one call (src/build/page-writes.ts); not for Cloudflare,
-  // whose adapter may set its own prerenderer in the same hook, nor with PROFILE_PAGE_WRITES=0,
-  // Astro's own writes, which the tests compare them with (test/build/page-renderer.test.ts).
-  integrations: [requireBuildScript(), ...(target === 'cloudflare' ? [] : [requireServeScript(/** @type {'node' | 'static'} */ (target))]), keepRenderer(), ...(target === 'cloudflare' || process.env.PROFILE_PAGE_WRITES === '0' ? [] : [profilePageWrites()])],
+  // for Cloudflare, where it serves the build) with one naming what serves it. A build keeps the
+  // compiled pages, which render every profile page (src/build/astro/keep-renderer.ts).
+  integrations: [requireBuildScript(), ...(target === 'cloudflare' ? [] : [requireServeScript(/** @type {'node' | 'static'} */ (target))]), keepRenderer()],
   // `/p/alice` is written as `p/alice.html`, which static hosts serve at `/p/alice` without a redirect.
   // Pages render a few at a time, since rendering waits on file writes (measured: docs/scale.md).
   build: { format: 'file', inlineStylesheets: 'never', concurrency: Number(process.env.ASTRO_CONCURRENCY || 4) },
@@ -49,8 +46,10 @@ export default defineConfig({
   session: false,
   devToolbar: { enabled: false },
   vite: {
+    // Pages and the build script share src/build/astro/page-data.ts, which hands the index over.
+    plugins: [sharePageData()],
     // The few brand icons the pages use bundled with them, not the 5 MB simple-icons module imported whole
-    // at render time: ~300 ms off an edit build's render (src/build/page-renderer.ts).
+    // at render time: ~300 ms off an edit build's render (src/build/astro/page-renderer.ts).
     environments: { prerender: { resolve: { noExternal: ['simple-icons'] } } },
     // For Workers: no separate middleware chunk beside the Worker's bundle (Astro splits it out only
     // for other targets); our Worker does not use Astro's middleware, which is Node code.

@@ -22,8 +22,8 @@ parseCli({
     SITE_URL: `the public address every absolute URL starts with (default ${DEFAULT_SITE_URL})`,
     SOURCE_DATE_EPOCH: 'the build time in seconds since 1970, for reproducible builds (default: now)',
     PROFILES_INCREMENTAL: '`0`: parse every file and render every page (default: reuse what is unchanged)',
-    RENDER_SHARDS: 'how many processes (or threads, with a kept renderer) render the pages (default: one per core for big builds)',
-    KEPT_RENDERER: '`0`: render with `astro build` even when the code a build of the same code kept could render (default: use it)',
+    RENDER_THREADS: 'how many threads render the profile pages (default: one per core, at most 4, for 2,000 pages or more)',
+    KEPT_RENDERER: '`0`: compile the code anew with `astro build` and render with that, not with what a build of the same code kept (default: use it)',
     ASTRO_LOG_LEVEL: 'Astro\'s log level (default warn)',
     DEPLOY_TARGET: '`node` (default): for `npm run serve`; `cloudflare`: a Worker with static assets; `static`: files only (docs/deploying.md)',
     CLOUDFLARE_ASSET_LIMIT: 'asset files a Worker version may upload on your plan: 20000 (Workers Free, default) or 100000 (Workers Paid); a Cloudflare build with more fails',
@@ -52,7 +52,7 @@ try {
     layers: env.RELEASE_LAYERS !== '0',
     keptRenderer: env.KEPT_RENDERER !== '0',
     astroLogLevel: env.ASTRO_LOG_LEVEL,
-    renderShards: env.RENDER_SHARDS,
+    renderThreads: env.RENDER_THREADS,
     // `npm run build` caps the heap's growth for rendering many pages (docs/scale.md "Memory of the
     // build"); BUILD_HEAP_CAP=always keeps the cap for the whole build, for comparing the two.
     heapCap: env.BUILD_HEAP_CAP === 'always' ? undefined : process.execArgv.find((a) => a.startsWith('--heap-growing-percent=')),

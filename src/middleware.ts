@@ -1,5 +1,5 @@
 import { defineMiddleware } from 'astro:middleware';
-import { getReleaseFiles } from './build/page-data.ts';
+import { getReleaseFiles } from './build/astro/page-data.ts';
 
 // Under `astro dev` the on-demand routes answer from the content folder made into a release's
 // files in memory. Pre-rendering needs none; our Node server calls the handler itself (src/server).

@@ -15,7 +15,7 @@ export interface BuildOptions {
   contentDir: string;
   distDir: string;
   siteUrl: string;
-  /** More environment for the build: SOURCE_DATE_EPOCH, RENDER_SHARDS, PROFILES_INCREMENTAL... */
+  /** More environment for the build: SOURCE_DATE_EPOCH, RENDER_THREADS, PROFILES_INCREMENTAL... */
   env?: Record<string, string>;
 }
 

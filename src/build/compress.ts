@@ -1,14 +1,15 @@
 // Compressed siblings: `<file>.br` and `<file>.gz` beside each file of a release worth compressing
 // (headers.ts `isCompressible`), for the Node server (src/api/handler.ts `fileAnswer`) and nginx's
 // `gzip_static`/`brotli_static` to send as they are. Not for Cloudflare, which compresses itself and
-// counts every file against its limit per version. Made once, after everything else is written,
-// by worker threads; levels and the rule of what is worth it are measured in docs/scale.md
-// ("Compression").
+// counts every file against its limit per version. Pages are compressed by the threads that render
+// them (src/build/astro/page-renderer.ts), the rest once everything else is written, by worker
+// threads; levels and the rule of what is worth it are measured in docs/scale.md ("Compression").
 //
 // A file that has a sibling is compressed already: each writer that rewrites a file of a folder
 // holding siblings drops them (user-files-worker.ts, scripts/build-site.ts `renderEdit`,
 // write-build.ts `writeEditFiles`), and files linked from another release bring theirs along
 // (page-reuse.ts `linkPages`). In a layered release a sibling lives where its file does (layers.ts).
+import fs from 'node:fs';
 import os from 'node:os';
 import zlib from 'node:zlib';
 import { Worker } from 'node:worker_threads';
@@ -71,6 +72,21 @@ export function addStats(a: CompressStats, b: CompressStats): void {
     const t = (a.byKind[kind] ??= { files: 0, bytes: 0, br: 0, gz: 0 });
     t.files += s.files; t.bytes += s.bytes; t.br += s.br; t.gz += s.gz;
   }
+}
+
+/**
+ * Writes the siblings of `bytes`, just written to `file` (its path in the release: `rel`), and
+ * counts them into `stats`: the compress step's threads and the render threads, which compress
+ * each page as they write it, do the same.
+ */
+export function writeCompressed(file: string, rel: string, bytes: Uint8Array, stats: CompressStats): void {
+  const siblings = compressedSiblings(bytes);
+  for (const [suffix, body] of siblings) fs.writeFileSync(file + suffix, body);
+  const kind = (stats.byKind[compressedKind(rel)] ??= { files: 0, bytes: 0, br: 0, gz: 0 });
+  const br = siblings.get('.br')?.byteLength ?? bytes.byteLength;
+  const gz = siblings.get('.gz')?.byteLength ?? bytes.byteLength;
+  kind.files++; kind.bytes += bytes.byteLength; kind.br += br; kind.gz += gz;
+  stats.files++; stats.bytes += bytes.byteLength; stats.br += br; stats.gz += gz;
 }
 
 /** Files a compress worker is sent at once: a few MB. */

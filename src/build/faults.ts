@@ -14,7 +14,7 @@ const faults = (env: NodeJS.ProcessEnv) => (env.BUILD_FAULT ?? '').split(',').fi
   return at < 0 ? { kind: 'kill', step: f } : { kind: f.slice(0, at), step: f.slice(at + 1) };
 });
 
-/** Dies, throws or pauses here when `BUILD_FAULT` names this step; `detail` goes into the message (child pids). */
+/** Dies, throws or pauses here when `BUILD_FAULT` names this step; `detail` goes into the message. */
 export async function faultPoint(step: BuildStep, detail = '', env: NodeJS.ProcessEnv = process.env): Promise<void> {
   for (const f of faults(env)) {
     if (f.step !== step) continue;

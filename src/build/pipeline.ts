@@ -16,7 +16,7 @@ import { BuildLockHeld, acquireBuildLock } from '../release/lock.ts';
 import { LOCK_FILE, releasesDir, servedRelease } from '../release/releases.ts';
 import { faultPoint } from './faults.ts';
 import { renderFingerprint } from './page-reuse.ts';
-import { rendererDir } from './keep-renderer.ts';
+import { rendererDir } from './astro/keep-renderer.ts';
 import { planRelease, readContent, type ContentRead, type ReleasePlan } from './plan.ts';
 import { renderPages, type Rendered } from './render.ts';
 import { startWriting, writeRelease, type Written } from './write.ts';
@@ -44,8 +44,8 @@ export interface BuildOptions {
   keptRenderer: boolean;
   /** Astro's log level. */
   astroLogLevel: string | undefined;
-  /** Render threads or processes, when asked (RENDER_SHARDS). */
-  renderShards: string | undefined;
+  /** Render threads, when asked (RENDER_THREADS). */
+  renderThreads: string | undefined;
   /** `--heap-growing-percent=…` that `npm run build` starts Node with, set again before many pages render. */
   heapCap: string | undefined;
   /** Print the machine-readable BENCH line (`npm run bench`). */
@@ -106,8 +106,15 @@ export async function runBuild(o: BuildOptions): Promise<number> {
   const timings: string[] = [];
   const fingerprint = renderFingerprint(o.root, o.siteUrl);
   const keptKey = { fingerprint, target: o.target };
+  // KEPT_RENDERER=0: this build compiles anew and renders with its own copy, removed when it ends;
+  // the store's copy stays untouched for the builds that may be rendering with it now.
+  const keptDir = o.keptRenderer ? rendererDir(o.root, keptKey) : `${rendererDir(o.root, keptKey)}.own-${process.pid}`;
+  if (!o.keptRenderer) {
+    fs.rmSync(keptDir, { recursive: true, force: true });
+    process.once('exit', () => fs.rmSync(keptDir, { recursive: true, force: true }));
+  }
   const build: Build = {
-    o, fingerprint, keptKey, keptDir: rendererDir(o.root, keptKey), timings, started,
+    o, fingerprint, keptKey, keptDir, timings, started,
     seconds: () => ((performance.now() - started) / 1000).toFixed(1),
     async step(name, work) {
       const t0 = performance.now();
@@ -137,13 +144,13 @@ export async function runBuild(o: BuildOptions): Promise<number> {
   try {
     rendering = renderPages(build, read, release);
     const rendered = await rendering;
-    const written = await writeRelease(build, read, release, background);
+    const written = await writeRelease(build, read, release, background, rendered);
     const servedAfter = await publishRelease(build, release, background, () => {
       saveValidationCache();
       saveValidationCache = () => {};
       lock.release();
     });
-    report(build, read, release, rendered, written, servedAfter);
+    report(build, read, release, written, servedAfter);
     return 0;
   } catch (e) {
     await Promise.allSettled([background.clearing, background.writingUsers, rendering]);
@@ -159,17 +166,16 @@ export async function runBuild(o: BuildOptions): Promise<number> {
 }
 
 /** The build's summary line, and for `npm run bench` one machine-readable line (the memory of every process added up). */
-function report(build: Build, read: ContentRead, release: ReleasePlan, rendered: Rendered, written: Written, servedAfter: string): void {
+function report(build: Build, read: ContentRead, release: ReleasePlan, written: Written, servedAfter: string): void {
   const { o } = build;
+  // One process: the render threads' memory is in its own peak.
   const ownRssKb = process.resourceUsage().maxRSS;
-  const totalRssKb = ownRssKb + rendered.otherRssKb.reduce((sum, kb) => sum + kb, 0);
-  const mb = (kb: number) => `${Math.round(kb / 1024)} MB`;
-  const memory = rendered.otherRssKb.length ? `${mb(totalRssKb)} in all (${[ownRssKb, ...rendered.otherRssKb].map(mb).join(' + ')})` : mb(ownRssKb);
+  const memory = `${Math.round(ownRssKb / 1024)} MB`;
   const { layers, times, pages } = release;
   console.log(
     `Built ${read.userCount} profiles (${read.suspended} suspended), ${read.index.creators.length} active creators: ` +
     `${read.userCount} pages (${pages.render.size} rendered, ${pages.reuse.length} unchanged), ${written.userFiles} API files${layers ? ` (${times.changedUsers.length} changed)` : ''}, ${written.mediaFiles} images and ${written.previews} preview images in ${path.relative(process.cwd(), o.distDir) || o.distDir}/ (release ${release.id}${layers ? `, holding only what changed since release ${layers.base}: ${Object.keys(layers.from).length} files` : ''}), ` +
     `in ${build.seconds()} s, served after ${servedAfter} s (${build.timings.join(', ')}), peak memory ${memory}.`,
   );
-  if (o.benchReport) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - build.started), servedMs: Math.round(Number(servedAfter) * 1000), maxRssKb: totalRssKb, compressMs: written.compressMs, compressed: written.compressStats })}`);
+  if (o.benchReport) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - build.started), servedMs: Math.round(Number(servedAfter) * 1000), maxRssKb: ownRssKb, compressMs: written.compressMs, compressed: written.compressStats })}`);
 }

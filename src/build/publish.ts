@@ -3,7 +3,7 @@
 // removes the releases it pruned.
 import fs from 'node:fs';
 import { releasePath, releasesDir, switchRelease, syncDir } from '../release/releases.ts';
-import { pointWranglerAtServedRelease } from './wrangler-deploy-config.ts';
+import { pointWranglerAtServedRelease } from './astro/wrangler-deploy-config.ts';
 import { faultPoint } from './faults.ts';
 import type { Build } from './pipeline.ts';
 import type { ReleasePlan } from './plan.ts';
@@ -22,7 +22,7 @@ export async function publishRelease(build: Build, release: ReleasePlan, backgro
   });
   const servedAfter = build.seconds();
   await faultPoint('switched');
-  if (o.target === 'cloudflare') pointWranglerAtServedRelease(o.root, o.distDir);
+  if (o.target === 'cloudflare') console.log(`Deploy the served release with \`${pointWranglerAtServedRelease(o.root, o.distDir)}\`.`);
   // Served. The validation cache, when written late, goes before the lock, so the next build reads
   // it; that build may then start, while this one deletes the releases pruned (at 100,000 profiles
   // tens of seconds for a whole one), which the next would finish if this one died.

@@ -1,7 +1,8 @@
 // The render step: the profile pages the plan says changed, and the pages made from the whole index
-// (derived.ts), rendered by Astro. With the code the last `astro build` of the same code kept
-// (page-renderer.ts), without its seconds of bundling, in worker threads on every core; the first
-// build of new code runs `astro build`, and keeps its own (keep-renderer.ts).
+// (derived.ts), rendered by one engine: the code `astro build` compiled, kept (astro/keep-renderer.ts)
+// and run in this thread and worker threads on every core (astro/render-pages.ts). A first build of
+// new code runs `astro build` without profile pages, keeps its code, then renders them the same way.
+// Cloudflare's adapter compiles for workerd, so its pages are rendered by `astro build` itself.
 import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -9,11 +10,13 @@ import { buildLayout } from '../release/layout.ts';
 import { isLayered, listFiles } from '../release/layers.ts';
 import { releasePath, servedRelease } from '../release/releases.ts';
 import { columnsOf } from '../model/site-index.ts';
-import { handOverSiteIndex, pagesRendered } from './page-data.ts';
+import { handOverSiteIndex, pagesRendered } from './astro/page-data.ts';
 import { linkPages } from './page-reuse.ts';
-import { KEPT_FILE, KEPT_SERVER_DIR, keepRendererIn } from './keep-renderer.ts';
-import { openRenderer, RendererUnavailable, type PageRenderer } from './page-renderer.ts';
-import { WORKER_MIN_PAGES, movePages, renderInWorker, runShard, runningShards, shardCount, splitPages, type ShardResult } from './render-shards.ts';
+import { KEPT_FILE, KEPT_SERVER_DIR, keepRendererIn } from './astro/keep-renderer.ts';
+import { openRenderer, RendererUnavailable, type PageRenderer } from './astro/page-renderer.ts';
+import { WORKER_MIN_PAGES, renderProfilePages, threadCount } from './astro/render-pages.ts';
+import { astroFallback } from './astro/fallbacks.ts';
+import { addStats, emptyStats, type CompressStats } from './compress.ts';
 import { isWholeIndexFile, wholeIndexRoutes } from './derived.ts';
 import type { EditPlan } from './edit-path.ts';
 import { faultPoint } from './faults.ts';
@@ -25,18 +28,19 @@ export type { PageRenderer };
 /** The renderer `astro build` kept for this code, or undefined: this build runs `astro build` (and keeps one). */
 export async function openKeptRenderer(build: Build): Promise<PageRenderer | undefined> {
   try {
-    return await openRenderer(build.keptDir, build.keptKey);
+    // Pages compressed as they are written, but for Cloudflare, which compresses itself.
+    return await openRenderer(build.keptDir, build.keptKey, build.o.target !== 'cloudflare');
   } catch (e) {
     if (!(e instanceof RendererUnavailable)) throw e;
     // A first build of this code has none to use, as expected: said only when asked for Astro's info.
-    if (!e.noneKept || ['info', 'debug'].includes(build.o.astroLogLevel ?? '')) console.log(`(${e.message}: the pages are rendered by \`astro build\`)`);
+    if (!e.noneKept || ['info', 'debug'].includes(build.o.astroLogLevel ?? '')) console.log(`(${e.message}: \`astro build\` compiles the code anew)`);
     return undefined;
   }
 }
 
 export interface Rendered {
-  /** Peak memory of each render process besides this one, in KB. */
-  otherRssKb: number[];
+  /** What the render threads compressed as they wrote (compress.ts), for the build's figures. */
+  compressed: CompressStats;
 }
 
 /** Renders the plan's pages into the new release (`release.fresh`), and links the unchanged ones from the served release. */
@@ -44,16 +48,8 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
   const { o } = build;
   const { index, edit } = read;
   const { pages: plan, fresh } = release;
-  const keptRenderer = edit?.renderer ?? (o.target === 'node' && o.keptRenderer ? await openKeptRenderer(build) : undefined);
-  if (!keptRenderer && o.target === 'node') keepRendererIn({ ...build.keptKey, dir: build.keptDir });
-
-  // Many pages to render: this process renders the first part and others the rest, one per core
-  // (render-shards.ts): worker threads with the kept renderer, else processes running `astro build`.
-  const env = o.renderShards === undefined ? {} : { RENDER_SHARDS: o.renderShards };
-  const [ownPages = [], ...otherPages] = splitPages([...plan.render], shardCount(plan.render.size, env, undefined, keptRenderer ? WORKER_MIN_PAGES : undefined));
-  const shardPages = keptRenderer ? [] : otherPages;
-  const workerPages = keptRenderer ? otherPages : [];
-  handOverSiteIndex(index, new Set(ownPages));
+  const engine = o.target !== 'cloudflare' && !astroFallback('kept-renderer');
+  let keptRenderer = edit?.renderer ?? (engine ? await openKeptRenderer(build) : undefined);
   if (o.heapCap && plan.render.size >= WORKER_MIN_PAGES) v8.setFlagsFromString(o.heapCap);
   process.env.SITE_URL = o.siteUrl;
   process.env.CONTENT_DIR = o.contentDir;
@@ -64,80 +60,98 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
   for (const name of ['DEV', 'PROD', 'SSR', 'MODE', 'BASE_URL']) delete process.env[name];
   process.env.ASTRO_TELEMETRY_DISABLED = '1';
 
-  const shardDir = (k: number) => `${fresh}.shard${k}`;
-  let shards: Promise<ShardResult[]> = Promise.resolve([]);
-  let ownRender: Promise<unknown> = Promise.resolve();
-  const processes = shardPages.length ? ` in ${shardPages.length + 1} processes` : workerPages.length ? ` in ${workerPages.length + 1} threads` : '';
+  const compressed = emptyStats();
+  /** `astro build` into the fresh release, rendering the profile pages of `profiles` only; it keeps its renderer for the engine. */
+  const astroBuild = async (profiles: Iterable<string>) => {
+    handOverSiteIndex(index, new Set(profiles));
+    keepRendererIn(engine ? { ...build.keptKey, dir: build.keptDir } : undefined);
+    // Imported here: loading Astro's build takes 1-4 s, which a build with the kept renderer skips.
+    const { build: astro } = await import('astro');
+    await astro({ root: o.root, outDir: fresh, logLevel: o.astroLogLevel as 'info' | undefined ?? 'warn' });
+  };
+  const compiled = !keptRenderer;
+  const threads = edit || !engine ? 1 : threadCount(plan.render.size, o.renderThreads === undefined ? {} : { RENDER_THREADS: o.renderThreads });
+  const how = !engine ? '`astro build`' : compiled ? 'the renderer `astro build` compiles and keeps' : 'Astro\'s kept renderer';
+  let rendering: Promise<unknown> = Promise.resolve();
   try {
-    const shardResults = await build.step(`Rendering ${plan.render.size} of ${read.userCount} profile pages with Astro${keptRenderer ? '\'s kept renderer' : ''}${processes} (and writing the API files)`, async () => {
+    await build.step(`Rendering ${plan.render.size} of ${read.userCount} profile pages with ${how}${threads > 1 ? ` in ${threads} threads` : ''} (and writing the API files)`, async () => {
       // Progress every 5 s while pages render: a 100,000-profile build renders for a minute or two.
-      const shardDone = [...shardPages, ...workerPages].map(() => 0);
+      let done = 0;
       let reported = false;
       const progress = setInterval(() => {
         reported = true;
-        const done = pagesRendered() + shardDone.reduce((a, b) => a + b, 0);
-        process.stdout.write(`\n  ${done} / ${plan.render.size} profile pages rendered (${build.seconds()} s)`);
+        process.stdout.write(`\n  ${Math.max(done, pagesRendered())} / ${plan.render.size} profile pages rendered (${build.seconds()} s)`);
       }, 5000);
-      let settled;
       try {
-        shards = Promise.all(shardPages.map((render, k) => runShard(o.root, { index, render }, shardDir(k + 1), k + 1, (n) => { shardDone[k] = n; })));
-        ownRender = keptRenderer
-          ? (edit ? renderEdit(build, keptRenderer, fresh, ownPages, edit.plan) : renderWithKept(build, read, keptRenderer, fresh, ownPages, workerPages, (k, n) => { shardDone[k] = n; }))
-          // Imported here: loading Astro's build takes 1-4 s, which a rebuild with the kept renderer skips.
-          : import('astro').then(({ build: astroBuild }) => astroBuild({ root: o.root, outDir: fresh, logLevel: o.astroLogLevel as 'info' | undefined ?? 'warn' }));
-        await faultPoint('rendering', runningShards.size ? `render shards: ${[...runningShards].join(' ')}` : '');
-        // Settled before anything throws, so a failed render never leaves a shard process running.
-        settled = await Promise.allSettled([ownRender, shards]);
+        rendering = (async () => {
+          if (edit) return renderEdit(build, edit.renderer, fresh, [...plan.render], edit.plan);
+          if (keptRenderer) await renderWithKept(build, read, keptRenderer, fresh, astroBuild);
+          else {
+            // The pages that are not profile pages (or, without the engine, every page), and the kept renderer.
+            await astroBuild(engine ? [] : plan.render);
+            if (!engine) return;
+            keptRenderer = await openKeptRenderer(build);
+            // Astro kept nothing (a warning said why): it renders the profile pages itself, once more.
+            if (!keptRenderer) return astroBuild(plan.render);
+          }
+          try {
+            const r = await renderProfilePages({
+              renderer: keptRenderer!, dir: build.keptDir, key: build.keptKey, index, names: [...plan.render], clientDir: buildLayout(fresh).client,
+              compress: o.target !== 'cloudflare', onProgress: (n) => { done = n; },
+            });
+            addStats(compressed, r.compressed);
+          } catch (e) {
+            throw keptRendererFailed(build, e);
+          }
+        })();
+        await faultPoint('rendering');
+        await rendering;
       } finally {
         clearInterval(progress);
       }
-      const [own, others] = settled;
       if (reported) process.stdout.write('\n  finished:');
-      if (own.status === 'rejected') throw own.reason;
-      if (others.status === 'rejected') throw others.reason;
-      return others.value;
     });
     await faultPoint('rendered');
-    const freshLayout = buildLayout(fresh);
-    for (const r of shardResults) {
-      movePages(buildLayout(r.outDir).pages, freshLayout.pages);
-      fs.rmSync(r.outDir, { recursive: true, force: true });
-    }
+    if (keptRenderer) addStats(compressed, keptRenderer.compressed);
     if (plan.reuse.length && !release.layers) {
       const { served } = release;
-      await build.step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, (file) => path.join(served.at(`p/${file}`) ?? served.client, 'p', file), freshLayout.pages));
+      await build.step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, (file) => path.join(served.at(`p/${file}`) ?? served.client, 'p', file), buildLayout(fresh).pages));
     }
-    return { otherRssKb: shardResults.map((r) => r.maxRssKb) };
+    return { compressed };
   } catch (e) {
-    await Promise.allSettled([shards, ownRender]);
-    for (let k = 1; k <= shardPages.length; k++) fs.rmSync(shardDir(k), { recursive: true, force: true });
+    await Promise.allSettled([rendering]);
     throw e;
   }
 }
 
 /**
- * What `astro build` writes into `outDir`, made with the kept renderer: the pages of this build
- * (its profiles to render, `ownPages` here and each of `workerPages` in a worker thread, and every
- * page that reads the whole index), then the rest of Astro's output, which is the same for the
- * same code and so is copied from the kept renderer (the server's code and the bundled styles) or
- * from `public/`, as Astro copies it.
+ * What `astro build` writes into `outDir` besides the profile pages, made with the kept renderer:
+ * every page that reads the whole index (home, sitemaps, docs...), then the rest of Astro's
+ * output, which is the same for the same code and so is copied from the kept renderer (the
+ * server's code and the bundled styles) or from `public/`, as Astro copies it.
  */
-async function renderWithKept(build: Build, read: ContentRead, renderer: PageRenderer, outDir: string, ownPages: string[], workerPages: string[][], onProgress: (worker: number, rendered: number) => void): Promise<void> {
+async function renderWithKept(build: Build, read: ContentRead, renderer: PageRenderer, outDir: string, astroBuild: (profiles: Iterable<string>) => Promise<void>): Promise<void> {
+  // Without Astro's StaticPaths (an internal: src/build/astro/README.md), `astro build` makes them.
+  if (astroFallback('static-paths')) return astroBuild([]);
   const to = buildLayout(outDir);
-  const { keptDir, keptKey, o } = build;
-  const workers = workerPages.map((names, k) => renderInWorker({ dir: keptDir, key: keptKey, index: read.index, names, clientDir: to.client }, (n) => onProgress(k, n)));
-  const rendered = await Promise.allSettled([renderer.renderSite(read.index, ownPages, to.client), ...workers]);
-  const failed = rendered.find((r) => r.status === 'rejected');
-  if (failed) {
-    // A cache, which a bad copy must not keep failing: without its record the next build renders
-    // with `astro build` and keeps a new one (a page that fails for its content fails there too,
-    // with Astro's words). Its files stay for a build of another release that may be using them.
-    fs.rmSync(path.join(keptDir, KEPT_FILE), { force: true });
-    throw new Error(`the kept renderer failed (the next build runs \`astro build\`): ${(failed.reason as Error)?.stack ?? failed.reason}`);
+  try {
+    await renderer.renderSite(read.index, [], to.client);
+  } catch (e) {
+    throw keptRendererFailed(build, e);
   }
-  fs.cpSync(path.join(keptDir, KEPT_SERVER_DIR), to.server, { recursive: true });
-  fs.cpSync(path.join(keptDir, '_astro'), path.join(to.client, '_astro'), { recursive: true });
-  if (fs.existsSync(path.join(o.root, 'public'))) fs.cpSync(path.join(o.root, 'public'), to.client, { recursive: true });
+  fs.cpSync(path.join(build.keptDir, KEPT_SERVER_DIR), to.server, { recursive: true });
+  fs.cpSync(path.join(build.keptDir, '_astro'), path.join(to.client, '_astro'), { recursive: true });
+  if (fs.existsSync(path.join(build.o.root, 'public'))) fs.cpSync(path.join(build.o.root, 'public'), to.client, { recursive: true });
+}
+
+/**
+ * A cache, which a bad copy must not keep failing: without its record the next build compiles
+ * anew (a page that fails for its content fails there too, with Astro's words). Its files stay for
+ * a build of another release that may be using them.
+ */
+function keptRendererFailed(build: Build, e: unknown): Error {
+  fs.rmSync(path.join(build.keptDir, KEPT_FILE), { force: true });
+  return new Error(`the kept renderer failed (the next build compiles anew): ${(e as Error)?.stack ?? e}`);
 }
 
 /**
@@ -162,8 +176,7 @@ async function renderEdit(build: Build, renderer: PageRenderer, outDir: string, 
     await renderer.renderChangedPages(edit.index, names, to.client);
     await renderer.renderPaths(edit.index, wholeIndexRoutes(columnsOf(edit.index)), to.client);
   } catch (e) {
-    fs.rmSync(path.join(build.keptDir, KEPT_FILE), { force: true });
-    throw new Error(`the kept renderer failed (the next build runs \`astro build\`): ${(e as Error)?.stack ?? e}`);
+    throw keptRendererFailed(build, e);
   }
   fs.cpSync(path.join(build.keptDir, KEPT_SERVER_DIR), to.server, { recursive: true });
 }

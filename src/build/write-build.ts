@@ -16,6 +16,7 @@ import { writeStaticHostFiles } from './static-host-files.ts';
 import { writeStaticHostHeaders } from './static-host-headers.ts';
 import { writeStaticHostRedirects } from './static-host-redirects.ts';
 import type { UserFilesBatch } from './user-files-worker.ts';
+import { addStats, type CompressStats } from './compress.ts';
 import type { AnswerTimes } from './answer-times.ts';
 import { releaseFiles, type Layers } from '../release/layers.ts';
 import type { PublicUser } from '../schemas/api.ts';
@@ -34,11 +35,13 @@ const USERS_PER_BATCH = 1_000;
  * a worker thread (user-files-worker.ts says why), in batches, without blocking this thread: the
  * build runs it while Astro renders the pages, and `writeApiFiles` moves the folder into place with
  * one rename. The bytes are `prerenderedUserBody`'s, which `IndexFiles` makes in memory too.
- * Not an Astro endpoint: one cost more than 20% of build time (docs/design.md).
+ * Not an Astro endpoint: one cost more than 20% of build time (docs/design.md). With `compressed`,
+ * each file written gets its compressed siblings too (compress.ts), counted there.
  */
-export async function writeUserFiles(stagingDir: string, index: SiteIndex, times: AnswerTimes, users: Iterable<PublicUser> = index.users): Promise<number> {
+export async function writeUserFiles(stagingDir: string, index: SiteIndex, times: AnswerTimes, users: Iterable<PublicUser> = index.users, compressed?: CompressStats): Promise<number> {
   await fs.promises.mkdir(stagingDir, { recursive: true });
-  const worker = new Worker(new URL('./user-files-worker.ts', import.meta.url), { workerData: { dir: stagingDir } });
+  const rel = `${USERS_PATH.replace(/^\/+/, '').replace(/\/*$/, '/')}`;
+  const worker = new Worker(new URL('./user-files-worker.ts', import.meta.url), { workerData: { dir: stagingDir, rel, compress: compressed !== undefined } });
   const usersLeft = users[Symbol.iterator]();
   let written = 0;
   try {
@@ -70,8 +73,9 @@ export async function writeUserFiles(stagingDir: string, index: SiteIndex, times
         inFlight++;
         worker.postMessage({ names, ends, bytes: bytes.buffer } satisfies UserFilesBatch, [bytes.buffer]);
       };
-      worker.on('message', (count: number) => {
-        written += count;
+      worker.on('message', (done: { written: number; compressed: CompressStats }) => {
+        written += done.written;
+        if (compressed) addStats(compressed, done.compressed);
         inFlight--;
         if (!finished) send();
         else if (inFlight === 0) resolve();
@@ -170,7 +174,8 @@ export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: st
   const files = layered ? releaseFiles(layered.releasesDir, layout.client, layered.layers) : undefined;
   writeStaticHostHeaders(layout.client, creators ? { [CREATORS_PATH]: answerOnlyHeaders(CREATORS_PATH, creators.headers) } : {}, files);
   if (target === 'static') writeStaticHostRedirects(layout.client, files);
-  return { userFiles: layered ? index.users.length : fs.readdirSync(usersDir).length, mediaFiles };
+  // The answers, not their compressed siblings, which the user files' thread writes beside them.
+  return { userFiles: layered ? index.users.length : fs.readdirSync(usersDir).filter((f) => compressedBaseOf(f) === undefined).length, mediaFiles };
 }
 
 /**

@@ -13,11 +13,12 @@ import { writePreviewImages, writeProfilePreviews } from '../ui/og-image-png.ts'
 import { recycleUserFiles, removeTrees, writeApiFiles, writeEditFiles, writeUserFiles } from './write-build.ts';
 import { keptIndexOf, type KeptIndex } from './kept-index.ts';
 import { writeRecord } from './record.ts';
-import { compressRelease, describeStats, type CompressStats } from './compress.ts';
+import { addStats, compressRelease, describeStats, emptyStats, type CompressStats } from './compress.ts';
 import { assetLimitProblem, uploadedAssetFiles } from './cloudflare-assets.ts';
 import { faultPoint } from './faults.ts';
 import { BuildRefused, type Build } from './pipeline.ts';
 import type { ContentRead, ReleasePlan } from './plan.ts';
+import type { Rendered } from './render.ts';
 
 /** The layered folder of previews, as layers.ts names files. */
 const OG_DIR = `${OG_IMAGES_PATH.replace(/^\//, '')}/`;
@@ -28,6 +29,8 @@ export interface Background {
   writingUsers: Promise<number>;
   /** The retired releases and what dead builds left, removed. */
   clearing: Promise<void>;
+  /** What the user files' thread compressed as it wrote (compress.ts). */
+  compressed: CompressStats;
 }
 
 /**
@@ -41,8 +44,10 @@ export function startWriting(build: Build, read: ContentRead, release: ReleasePl
   recycleUserFiles(release.retired[0], release.usersStaging, build.o.incremental && !layers);
   const clearing = removeTrees(release.trash);
   const changedUsers = layers && new Set(times.changedUsers);
-  const writingUsers = writeUserFiles(release.usersStaging, index, times, changedUsers ? index.users.filter((u) => changedUsers.has(u.username)) : index.users);
-  return { clearing, writingUsers };
+  // Compressed as they are written, beside the render (Cloudflare compresses itself).
+  const compressed = emptyStats();
+  const writingUsers = writeUserFiles(release.usersStaging, index, times, changedUsers ? index.users.filter((u) => changedUsers.has(u.username)) : index.users, build.o.target === 'cloudflare' ? undefined : compressed);
+  return { clearing, writingUsers, compressed };
 }
 
 export interface Written {
@@ -54,7 +59,7 @@ export interface Written {
 }
 
 /** Writes everything but the pages into the new release, complete when this returns. */
-export async function writeRelease(build: Build, read: ContentRead, release: ReleasePlan, background: Background): Promise<Written> {
+export async function writeRelease(build: Build, read: ContentRead, release: ReleasePlan, background: Background, rendered: Rendered): Promise<Written> {
   const { o } = build;
   const { index, edit, whole } = read;
   const { layers, times, id, fresh, served } = release;
@@ -115,6 +120,8 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
   if (o.target !== 'cloudflare') {
     const t0 = performance.now();
     compressStats = await build.step('Compressing', () => compressRelease(freshLayout.client));
+    addStats(compressStats, background.compressed);
+    addStats(compressStats, rendered.compressed);
     compressMs = Math.round(performance.now() - t0);
     console.log(`  ${describeStats(compressStats)}`);
   }

@@ -1,7 +1,7 @@
 // /sitemap-<n>.xml: the parts a sitemap index names when one file cannot hold every address
 // (src/ui/sitemap.ts); none on a site with fewer than 50,000.
 import type { APIRoute, GetStaticPaths } from 'astro';
-import { getSiteIndex } from '../build/page-data.ts';
+import { getSiteIndex } from '../build/astro/page-data.ts';
 import { siteSitemap } from '../ui/sitemap.ts';
 import { columnsOf } from '../model/site-index.ts';
 

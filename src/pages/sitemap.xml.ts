@@ -1,6 +1,6 @@
 // /sitemap.xml: the sitemap, or past 50,000 addresses the sitemap index (src/ui/sitemap.ts).
 import type { APIRoute } from 'astro';
-import { getSiteIndex } from '../build/page-data.ts';
+import { getSiteIndex } from '../build/astro/page-data.ts';
 import { siteSitemap } from '../ui/sitemap.ts';
 import { columnsOf } from '../model/site-index.ts';
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assetLimitProblem, uploadedAssetFiles } from '../../src/build/cloudflare-assets.ts';
-import { DEPLOY_REDIRECT } from '../../src/build/wrangler-deploy-config.ts';
+import { DEPLOY_REDIRECT } from '../../src/build/astro/wrangler-deploy-config.ts';
 import { servedRelease } from '../../src/release/releases.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
 import { FIXTURE, ROOT } from '../support/helpers.ts';
@@ -54,6 +54,18 @@ describe('the Cloudflare file limit', () => {
     expect(ours).not.toContain('_headers');
     expect(ours).not.toContain('.assetsignore');
   }, 60_000);
+
+  // The redirect is @cloudflare/vite-plugin's format (src/build/astro/README.md); its fallback is wrangler's own --config.
+  test('the redirect points `wrangler deploy` at the served release; ASTRO_FALLBACK=wrangler-redirect names --config instead', () => {
+    const config = path.join(dist, 'server', 'wrangler.json');
+    expect(path.resolve(path.dirname(redirect), (JSON.parse(fs.readFileSync(redirect, 'utf8')) as { configPath: string }).configPath)).toBe(config);
+    const built = buildFixture(FIXTURE, dist, { DEPLOY_TARGET: 'cloudflare', ASTRO_FALLBACK: 'wrangler-redirect' });
+    expect(built.status, built.stderr).toBe(0);
+    expect(built.stdout).toContain(`Deploy the served release with \`npx wrangler deploy --config ${path.relative(ROOT, config)}\`.`);
+    expect(fs.existsSync(redirect)).toBe(false);
+    // What that command deploys: this release's files, as wrangler lists them.
+    expect(wranglersUpload(config)).toEqual(uploadedAssetFiles(path.join(dist, 'client')).sort());
+  }, 120_000);
 
   test('past CLOUDFLARE_ASSET_LIMIT the build fails, names limit, count and ways out, and the last release stays served', () => {
     const count = uploadedAssetFiles(path.join(dist, 'client')).length;

@@ -1,5 +1,5 @@
 // An edit build renders its few pages with the pre-render code a full build kept
-// (src/build/keep-renderer.ts, src/build/page-renderer.ts) instead of running `astro build`: the
+// (src/build/astro/keep-renderer.ts, src/build/astro/page-renderer.ts) instead of running `astro build`: the
 // files must be the very bytes `astro build` writes, for the content it was kept from and for
 // edited content alike. This is also the test that fails when an Astro upgrade changes the
 // internals the renderer relies on.
@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { KEPT_FILE, KEPT_RENDERERS, KEPT_SERVER_DIR, keepRenderer, keepRendererIn, readKept, rendererDir } from '../../src/build/keep-renderer.ts';
-import { openRenderer, RendererUnavailable } from '../../src/build/page-renderer.ts';
+import { KEPT_FILE, KEPT_RENDERERS, KEPT_SERVER_DIR, keepRenderer, keepRendererIn, readKept, rendererDir } from '../../src/build/astro/keep-renderer.ts';
+import { openRenderer, RendererUnavailable } from '../../src/build/astro/page-renderer.ts';
 import { renderFingerprint } from '../../src/build/page-reuse.ts';
 import { releasePath, servedRelease } from '../../src/release/releases.ts';
 import { BUILD_EPOCH, TEST_SITE_URL, sharedBuild, workDir } from '../support/built-server.ts';
@@ -23,7 +23,7 @@ function run(script: string, args: string[], env: Record<string, string> = {}) {
   return r.stdout;
 }
 
-/** `astro build` of `content` keeping its renderer: its client folder, the renderer's, and how many profile pages src/build/page-writes.ts wrote. */
+/** `astro build` of `content` keeping its renderer: its client folder, the renderer's, and how many profile pages Astro rendered. */
 function keepingBuild(name: string, content: string, env: Record<string, string> = {}) {
   const dist = path.join(WORK, name, 'dist');
   const renderer = path.join(WORK, name, 'renderer');
@@ -104,21 +104,6 @@ describe('rendering with the code a full build kept', () => {
     // The kept code holds no content: the pages' modules are the same bytes (the entry differs in
     // its manifest: this build's folders and a random key).
     expectSameFiles(tree(path.join(full.renderer, 'chunks')), tree(path.join(original.renderer, 'chunks')));
-  }, 120_000);
-
-  test('profile pages written by the build itself are the bytes Astro writes, and the code kept is the same', () => {
-    // PROFILE_PAGE_WRITES=0: Astro's own prerenderer, streaming and writing every page.
-    const astros = keepingBuild('astro-writes', FIXTURE, { PROFILE_PAGE_WRITES: '0' });
-    const profilePages = [...tree(original.client).keys()].filter((file) => /^p\/[^/]+\.html$/.test(file));
-    expect(profilePages.length).toBeGreaterThan(3);
-    expect(original.profilePagesWritten).toBe(profilePages.length);
-    expect(astros.profilePagesWritten).toBe(0);
-    // The whole client folder, bundled assets and all.
-    expectSameFiles(tree(original.client), tree(astros.client));
-    expectSameFiles(tree(path.join(original.renderer, 'chunks')), tree(path.join(astros.renderer, 'chunks')));
-    // A build with our writes keeps Astro's pre-render code as one without (the tests above render with it).
-    const key = { fingerprint: renderFingerprint(ROOT, TEST_SITE_URL), target: 'node' };
-    expect(readKept(original.renderer, key)).toMatchObject({ entry: expect.stringMatching(/^prerender-entry\..*\.mjs$/) });
   }, 120_000);
 
   test('a renderer kept from other code, or none, is refused with the reason', async () => {

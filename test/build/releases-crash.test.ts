@@ -43,19 +43,6 @@ const bobOf = async (base: string) => {
   return { status: r.status, name: (await r.json() as { data: { displayName: string } }).data.displayName };
 };
 
-/** Resolves when `pid` has exited (gone, or a zombie nobody reaped yet). */
-async function exited(pid: number): Promise<void> {
-  for (;;) {
-    try {
-      process.kill(pid, 0);
-      if (/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))) return;
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('a build that dies', () => {
   test('killed at each step, it leaves the last good release served, and the next build cleans up', async () => {
     const { dist, base } = service;
@@ -121,15 +108,6 @@ describe('a build that dies', () => {
     }
     expect(service.build(edited).status).toBe(0);
   }, 120_000);
-
-  test('its render processes die with it', async () => {
-    // Processes running `astro build` (a kept renderer's threads end with the process anyway).
-    const b = service.build(edited, { BUILD_FAULT: 'rendering', RENDER_SHARDS: '2', PROFILES_INCREMENTAL: '0', KEPT_RENDERER: '0' });
-    expect(b.signal).toBe('SIGKILL');
-    const pids = /render shards: ([\d ]+)\)/.exec(String(b.stderr))![1]!.split(' ').map(Number);
-    expect(pids).toHaveLength(1);
-    for (const pid of pids) await exited(pid);
-  }, 60_000);
 });
 
 describe('two builds at once', () => {

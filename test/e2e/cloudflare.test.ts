@@ -9,7 +9,7 @@ import http from 'node:http';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DEPLOY_REDIRECT } from '../../src/build/wrangler-deploy-config.ts';
+import { DEPLOY_REDIRECT } from '../../src/build/astro/wrangler-deploy-config.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { FIXTURE, ROOT } from '../support/helpers.ts';
 import { rawRequest } from '../support/raw-http.ts';

@@ -1,20 +1,19 @@
 // Usage: node test/support/keep-renderer-build.ts <content-dir> <out-dir> <renderer-dir>
 //
 // `astro build` of a content folder as scripts/build-site.ts runs it (the public index handed over,
-// every page rendered), keeping its pre-render code in <renderer-dir> (src/build/keep-renderer.ts):
+// every page rendered), keeping its pre-render code in <renderer-dir> (src/build/astro/keep-renderer.ts):
 // the pages the kept renderer must reproduce byte for byte (test/build/page-renderer.test.ts).
-// SITE_URL and SOURCE_DATE_EPOCH come from the environment; DEPLOY_TARGET too (default node), and
-// PROFILE_PAGE_WRITES (astro.config.mjs). Prints one `BUILT {"profilePagesWritten":…}` line.
+// SITE_URL and SOURCE_DATE_EPOCH come from the environment; DEPLOY_TARGET too (default node).
+// Prints one `BUILT {"profilePagesWritten":…}` line: the profile pages Astro rendered.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build as astroBuild } from 'astro';
 import { buildTimeFromEnv, deployTargetFromEnv, siteUrlFromEnv } from '../../src/config.ts';
 import { loadContent } from '../../src/content/load.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
-import { handOverSiteIndex } from '../../src/build/page-data.ts';
-import { keepRendererIn } from '../../src/build/keep-renderer.ts';
+import { handOverSiteIndex, pagesRendered } from '../../src/build/astro/page-data.ts';
+import { keepRendererIn } from '../../src/build/astro/keep-renderer.ts';
 import { renderFingerprint } from '../../src/build/page-reuse.ts';
-import { profilePagesWritten } from '../../src/build/page-writes.ts';
 
 const [contentDir, outDir, rendererDir] = process.argv.slice(2);
 if (!contentDir || !outDir || !rendererDir) {
@@ -34,4 +33,4 @@ process.env.NODE_ENV = 'production';
 for (const name of ['DEV', 'PROD', 'SSR', 'MODE', 'BASE_URL']) delete process.env[name];
 process.env.ASTRO_TELEMETRY_DISABLED = '1';
 await astroBuild({ root, outDir, cacheDir: path.join(outDir, '..', 'astro-cache'), logLevel: 'warn' });
-console.log(`BUILT ${JSON.stringify({ profilePagesWritten: profilePagesWritten() })}`);
+console.log(`BUILT ${JSON.stringify({ profilePagesWritten: pagesRendered() })}`);

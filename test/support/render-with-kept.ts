@@ -1,6 +1,6 @@
 // Usage: node test/support/render-with-kept.ts <renderer-dir> <content-dir> <client-dir> [--profiles-only]
 //
-// Renders every page of a content folder with a kept renderer (src/build/page-renderer.ts) in a
+// Renders every page of a content folder with a kept renderer (src/build/astro/page-renderer.ts) in a
 // fresh process, as an edit build would: what test/build/page-renderer.test.ts compares with
 // `astro build`. `renderSite` by default; with --profiles-only, `renderChangedPages` for every
 // profile and `renderPaths` for the home page. SITE_URL, SOURCE_DATE_EPOCH and DEPLOY_TARGET come
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { buildTimeFromEnv, deployTargetFromEnv, siteUrlFromEnv } from '../../src/config.ts';
 import { loadContent } from '../../src/content/load.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
-import { openRenderer } from '../../src/build/page-renderer.ts';
+import { openRenderer } from '../../src/build/astro/page-renderer.ts';
 import { renderFingerprint } from '../../src/build/page-reuse.ts';
 
 const [rendererDir, contentDir, clientDir, mode] = process.argv.slice(2);

@@ -1,11 +1,10 @@
 // A worker thread rendering a share of a build's profile pages with the kept renderer
-// (page-renderer.ts) while the build's own thread renders the rest: every core renders, without
-// the second `astro build` a render shard runs (render-shards.ts), its seconds of bundling and its
-// hundreds of megabytes. Posts `{ rendered }` every second and once at the end.
+// (page-renderer.ts) while the build's own thread renders the rest (render-pages.ts): every core
+// renders. Posts `{ rendered }` every second, and `{ rendered, compressed }` once at the end.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openRenderer } from './page-renderer.ts';
 import type { KeptRendererKey } from './keep-renderer.ts';
-import type { SiteIndex } from '../model/site-index.ts';
+import type { SiteIndex } from '../../model/site-index.ts';
 
 export interface RenderWorkerJob {
   /** The kept renderer's folder and what it must have been kept for. */
@@ -15,15 +14,17 @@ export interface RenderWorkerJob {
   /** The profiles whose pages this worker writes. */
   names: string[];
   clientDir: string;
+  /** Whether each page's compressed siblings are written with it. */
+  compress: boolean;
 }
 
 const job = workerData as RenderWorkerJob;
 
-const renderer = await openRenderer(job.dir, job.key);
+const renderer = await openRenderer(job.dir, job.key, job.compress);
 const progress = setInterval(() => parentPort!.postMessage({ rendered: renderer.profilePagesWritten }), 1000);
 try {
   await renderer.renderChangedPages(job.index, job.names, job.clientDir);
 } finally {
   clearInterval(progress);
 }
-parentPort!.postMessage({ rendered: renderer.profilePagesWritten });
+parentPort!.postMessage({ rendered: renderer.profilePagesWritten, compressed: renderer.compressed });

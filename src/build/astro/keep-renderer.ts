@@ -4,15 +4,17 @@
 // pages are written; `astro:build:generated` runs just before the removal, which is what it is for
 // (https://docs.astro.build/en/reference/integrations-reference/#astrobuildgenerated).
 // The kept code holds no content: the pages read the index handed over at render time
-// (page-data.ts), so it serves every build whose code, config and SITE_URL give the same
+// (page-data.ts, imported by its address), so it serves every build whose code, config and SITE_URL give the same
 // `renderFingerprint` (page-reuse.ts) and whose deploy target is the same.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AstroIntegration } from 'astro';
+import { PAGE_DATA_URL } from './page-data.ts';
 
-const KEEP = Symbol.for('profile-lookup.keep-renderer');
-const KEPT_VERSION = 2;
+/** What the build script asked to keep: Astro imports astro.config.mjs natively, so this module is the build script's. */
+let keepRequest: (KeptRendererKey & { dir: string }) | undefined;
+const KEPT_VERSION = 3;
 /** The file beside the kept code that says what it was built from. */
 export const KEPT_FILE = 'kept.json';
 /**
@@ -35,6 +37,8 @@ export interface KeptRendererInfo extends KeptRendererKey {
   version: number;
   /** Astro's pre-render entry module, relative to the kept folder. */
   entry: string;
+  /** The address the kept code imports page-data.ts by: a copy of the project elsewhere has another. */
+  pageData: string;
 }
 
 /** Where kept renderers live: a build cache, inside the project because the kept code imports its packages by name. */
@@ -45,7 +49,7 @@ export const rendererDir = (root: string, key: KeptRendererKey) => path.join(ren
 
 /** Asks the Astro build in this process to keep its pre-render code in `dir` (the build script calls this; shards do not). */
 export function keepRendererIn(request: (KeptRendererKey & { dir: string }) | undefined): void {
-  (globalThis as Record<symbol, unknown>)[KEEP] = request;
+  keepRequest = request;
 }
 
 /** The kept renderer in `dir` if it was built for `key`, else why not. */
@@ -58,6 +62,7 @@ export function readKept(dir: string, key: KeptRendererKey): KeptRendererInfo | 
   }
   if (info.version !== KEPT_VERSION) return `the renderer in ${dir} is of an older format`;
   if (info.fingerprint !== key.fingerprint || info.target !== key.target) return `the renderer in ${dir} was built from other code`;
+  if (info.pageData !== PAGE_DATA_URL) return `the renderer in ${dir} was built in another folder`;
   if (!fs.existsSync(path.join(dir, info.entry))) return `the renderer in ${dir} is incomplete`;
   return info;
 }
@@ -76,7 +81,7 @@ export const keepRenderer = (): AstroIntegration => {
         prerenderDir = path.join(serverDir ?? fileURLToPath(config.outDir), '.prerender');
       },
       'astro:build:generated': ({ logger }) => {
-        const request = (globalThis as Record<symbol, (KeptRendererKey & { dir: string }) | undefined>)[KEEP];
+        const request = keepRequest;
         if (!request || !prerenderDir) return;
         // Kept already for this code: the same files, which another build may be rendering with
         // now (it imports its chunks as it goes), so they are never replaced.
@@ -86,7 +91,7 @@ export const keepRenderer = (): AstroIntegration => {
           logger.warn(`no pre-render code in ${prerenderDir}: edit builds will run \`astro build\``);
           return;
         }
-        const info: KeptRendererInfo = { version: KEPT_VERSION, fingerprint: request.fingerprint, target: request.target, entry };
+        const info: KeptRendererInfo = { version: KEPT_VERSION, fingerprint: request.fingerprint, target: request.target, entry, pageData: PAGE_DATA_URL };
         // Copied, not moved: Astro moves the CSS out of it after this hook. Made beside the store
         // and renamed in, so a reader never sees half of one.
         const staging = `${request.dir}.${process.pid}.tmp`;

@@ -16,8 +16,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { StaticPaths } from 'astro/runtime/prerender/static-paths.js';
 import { handOverSiteIndex } from './page-data.ts';
+import { astroFallback } from './fallbacks.ts';
 import { KEPT_FILE, readKept, type KeptRendererKey } from './keep-renderer.ts';
-import type { SiteIndex } from '../model/site-index.ts';
+import type { SiteIndex } from '../../model/site-index.ts';
+import { isCompressible } from '../../http/headers.ts';
+import { emptyStats, writeCompressed, type CompressStats } from '../compress.ts';
 
 /** Why a kept renderer cannot be used: the build renders with `astro build` instead. */
 export class RendererUnavailable extends Error {
@@ -58,6 +61,8 @@ interface BuildApp {
 
 /** Pages rendered at once, as Astro does (`build.concurrency` in astro.config.mjs). */
 const CONCURRENCY = 4;
+/** Pages between two turns of the event loop. */
+const YIELD_EVERY = 64;
 
 /** The index each kept app's pages read: a module imported twice is one module, so one index per app and process. */
 const indexOfApp = new WeakMap<BuildApp, SiteIndex>();
@@ -71,8 +76,13 @@ export class PageRenderer {
   readonly #madeDirs = new Set<string>();
   /** Profile pages written so far, for the build's progress lines. */
   profilePagesWritten = 0;
+  /** Whether each page's compressed siblings are written with it (compress.ts): not for Cloudflare. */
+  readonly #compress: boolean;
+  /** What this renderer compressed, for the build's figures. */
+  readonly compressed: CompressStats = emptyStats();
 
-  constructor(app: BuildApp, manifest: KeptManifest) {
+  constructor(app: BuildApp, manifest: KeptManifest, compress = false) {
+    this.#compress = compress;
     if (manifest.buildFormat !== 'file' || manifest.base !== '/') {
       throw new RendererUnavailable(`the renderer writes pages as astro.config.mjs has them (build.format 'file', base '/'), not ${manifest.buildFormat} at ${manifest.base}`);
     }
@@ -86,7 +96,7 @@ export class PageRenderer {
     app.setInternals({ pagesByKeys: pagesByKeys(manifest) });
     // Each page rendered to one string, not streamed through a ReadableStream: the same bytes,
     // at a fraction of the cost per page (page-writes.ts does the same inside `astro build`).
-    if (typeof app.resolveStreaming === 'function') app.resolveStreaming = () => false;
+    if (typeof app.resolveStreaming === 'function' && !astroFallback('resolve-streaming')) app.resolveStreaming = () => false;
     app.setOptions({ settings: { scripts: settingsScripts(manifest) }, logger: { options: { destination: app.logger.options.destination } } });
   }
 
@@ -153,7 +163,13 @@ export class PageRenderer {
       seen.add(route);
       files[k] = await this.#write(route, pathname, clientDir);
     }
-    await pool(rest, async (k) => { files[k] = await this.#write(pages[k]!.route, pages[k]!.pathname, clientDir); });
+    let written = 0;
+    await pool(rest, async (k) => {
+      files[k] = await this.#write(pages[k]!.route, pages[k]!.pathname, clientDir);
+      // Rendering resolves in microtasks only: a turn of the event loop now and then lets the
+      // progress timers and the worker threads' messages through.
+      if (++written % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+    });
     return files;
   }
 
@@ -173,6 +189,8 @@ export class PageRenderer {
     }
     // One synchronous call: three trips through libuv's threads per page cost more than the write.
     fs.writeFileSync(to, body);
+    // Compressed while the bytes are at hand: the compress step, after, skips a file with siblings.
+    if (this.#compress && isCompressible(file)) writeCompressed(to, file, body, this.compressed);
     if (route === this.#profile) this.profilePagesWritten++;
     return to;
   }
@@ -181,9 +199,10 @@ export class PageRenderer {
 /**
  * The renderer kept in `dir` for `key`; RendererUnavailable (with the reason) when there is none or
  * it cannot be used. Its pages read what `astro build`'s do from the process: CONTENT_DIR (the
- * avatars, for link previews), and the index handed to each call.
+ * avatars, for link previews), and the index handed to each call. `compress`: each page's
+ * compressed siblings written with it.
  */
-export async function openRenderer(dir: string, key: KeptRendererKey): Promise<PageRenderer> {
+export async function openRenderer(dir: string, key: KeptRendererKey, compress = false): Promise<PageRenderer> {
   const kept = readKept(dir, key);
   if (typeof kept === 'string') throw new RendererUnavailable(kept, !fs.existsSync(path.join(dir, KEPT_FILE)));
   let entry: { app?: BuildApp; manifest?: KeptManifest };
@@ -196,7 +215,7 @@ export async function openRenderer(dir: string, key: KeptRendererKey): Promise<P
   if (!app || !manifest || typeof app.render !== 'function' || typeof app.setInternals !== 'function' || typeof app.setOptions !== 'function' || !app.routeCache) {
     throw new RendererUnavailable(`the renderer in ${dir} is not the pre-render entry this code knows (another Astro version?)`);
   }
-  return new PageRenderer(app, manifest);
+  return new PageRenderer(app, manifest, compress);
 }
 
 /**

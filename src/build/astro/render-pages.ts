@@ -1,0 +1,90 @@
+// The one render engine for profile pages: the code `astro build` compiled (kept by
+// keep-renderer.ts), run by page-renderer.ts in this thread and in worker threads
+// (render-worker.ts), one per core. A first build of new code runs `astro build` without profile
+// pages, keeps its code, then renders them all here like any later build (scripts/build-site.ts).
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { SiteIndex } from '../../model/site-index.ts';
+import { addStats, emptyStats, type CompressStats } from '../compress.ts';
+import type { KeptRendererKey } from './keep-renderer.ts';
+import type { PageRenderer } from './page-renderer.ts';
+import type { RenderWorkerJob } from './render-worker.ts';
+
+/**
+ * Below this many pages, one thread: a worker starts in well under a second and holds its own copy
+ * of the index, which pays from a few thousand pages (docs/scale.md, "The render engine").
+ */
+export const WORKER_MIN_PAGES = 2_000;
+/** At most this many threads: each holds a copy of the index. */
+export const MAX_THREADS = 4;
+
+/** How many threads render `pages` pages on `cores` cores: `RENDER_THREADS` forces a count. */
+export function threadCount(pages: number, env: NodeJS.ProcessEnv = process.env, cores = os.availableParallelism()): number {
+  const forced = Number(env.RENDER_THREADS);
+  if (Number.isInteger(forced) && forced >= 1) return Math.min(forced, Math.max(1, pages));
+  return pages >= WORKER_MIN_PAGES ? Math.min(cores, MAX_THREADS) : 1;
+}
+
+/** `names` in `count` contiguous parts of nearly equal size. */
+export function splitPages<T>(names: readonly T[], count: number): T[][] {
+  const parts: T[][] = [];
+  for (let k = 0; k < count; k++) parts.push(names.slice(Math.floor((k * names.length) / count), Math.floor(((k + 1) * names.length) / count)));
+  return parts;
+}
+
+/**
+ * Renders `job.names`' profile pages in a worker thread with the kept renderer; resolves when all
+ * are written, rejects with the worker's error. `onProgress`: pages written so far.
+ */
+export function renderInWorker(job: RenderWorkerJob, onProgress: (rendered: number) => void = () => {}): Promise<CompressStats> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./render-worker.ts', import.meta.url), { workerData: job });
+    let compressed = emptyStats();
+    worker.on('message', (m: { rendered: number; compressed?: CompressStats }) => {
+      onProgress(m.rendered);
+      if (m.compressed) compressed = m.compressed;
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => (code === 0 ? resolve(compressed) : reject(new Error(`a render worker stopped with exit code ${code}`))));
+  });
+}
+
+export interface ProfileRender {
+  /** The kept renderer, opened in this thread; the workers open the same folder. */
+  renderer: PageRenderer;
+  dir: string;
+  key: KeptRendererKey;
+  index: SiteIndex;
+  names: readonly string[];
+  clientDir: string;
+  /** Whether each page's compressed siblings are written with it (the renderer was opened so). */
+  compress: boolean;
+  /** Pages written so far, all threads together, about once a second. */
+  onProgress?: (rendered: number) => void;
+}
+
+/**
+ * Writes `p/<name>.html` for each of `names`, split between this thread and worker threads.
+ * Settles every thread before it throws, so no worker writes on after a failure.
+ */
+export async function renderProfilePages(job: ProfileRender): Promise<{ threads: number; compressed: CompressStats }> {
+  const [own = [], ...others] = splitPages(job.names, threadCount(job.names.length));
+  const done = others.map(() => 0);
+  const report = () => job.onProgress?.(job.renderer.profilePagesWritten + done.reduce((a, b) => a + b, 0));
+  const tick = setInterval(report, 1000);
+  try {
+    const settled = await Promise.allSettled([
+      job.renderer.renderChangedPages(job.index, own, job.clientDir),
+      ...others.map((names, k) => renderInWorker({ dir: job.dir, key: job.key, index: job.index, names, clientDir: job.clientDir, compress: job.compress }, (n) => { done[k] = n; })),
+    ]);
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    report();
+    // This thread's renderer counts every call of this build; the workers' only theirs.
+    const compressed = emptyStats();
+    for (const r of settled.slice(1)) addStats(compressed, (r as PromiseFulfilledResult<CompressStats>).value);
+    return { threads: others.length + 1, compressed };
+  } finally {
+    clearInterval(tick);
+  }
+}

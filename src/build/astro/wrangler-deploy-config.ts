@@ -1,0 +1,33 @@
+// `wrangler deploy` from the project root deploys the served release. The Cloudflare build (Astro's
+// adapter, through @cloudflare/vite-plugin) writes the Worker's deploy config into the release's
+// server folder and a redirect to it, `.wrangler/deploy/config.json`, which wrangler reads before
+// wrangler.jsonc. The redirect names the folder the build wrote into, which is renamed when the
+// release is sealed; pointing it at `<DIST_DIR>/server/wrangler.json`, through the link, makes it
+// follow every switch, `npm run rollback` included. The redirect's format is the plugin's, not
+// Astro's public API: its fallback (ASTRO_FALLBACK=wrangler-redirect) removes it and names
+// `wrangler deploy --config`, which any wrangler reads.
+import fs from 'node:fs';
+import path from 'node:path';
+import { astroFallback } from './fallbacks.ts';
+
+export const DEPLOY_REDIRECT = path.join('.wrangler', 'deploy', 'config.json');
+
+/**
+ * Points `<root>/.wrangler/deploy/config.json` at the deploy config of the release `distDir`
+ * serves; under the fallback, removes it instead. Returns the command that deploys the served release.
+ */
+export function pointWranglerAtServedRelease(root: string, distDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  const redirect = path.join(root, DEPLOY_REDIRECT);
+  const deployConfig = path.join(distDir, 'server', 'wrangler.json');
+  if (astroFallback('wrangler-redirect', env)) {
+    // A redirect left naming the sealed build folder would deploy nothing, or an older release.
+    fs.rmSync(redirect, { force: true });
+    return `npx wrangler deploy --config ${path.relative(root, deployConfig).split(path.sep).join('/')}`;
+  }
+  const configPath = path.relative(path.dirname(redirect), deployConfig).split(path.sep).join('/');
+  fs.mkdirSync(path.dirname(redirect), { recursive: true });
+  const temp = `${redirect}.${process.pid}`;
+  fs.writeFileSync(temp, `${JSON.stringify({ configPath, auxiliaryWorkers: [] })}\n`);
+  fs.renameSync(temp, redirect);
+  return 'npx wrangler deploy';
+}

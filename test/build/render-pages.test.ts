@@ -1,0 +1,105 @@
+// Profile pages have one render engine (src/build/astro/render-pages.ts): the kept renderer, in
+// this thread and worker threads. A first build of new code compiles with `astro build` and renders
+// with what it kept; each Astro internal has a fallback (src/build/astro/fallbacks.ts). Every way
+// must build the very same files.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { MAX_THREADS, WORKER_MIN_PAGES, splitPages, threadCount } from '../../src/build/astro/render-pages.ts';
+import { ASTRO_FALLBACKS, astroFallback } from '../../src/build/astro/fallbacks.ts';
+import { TEST_SITE_URL, buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
+import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { servedRelease } from '../../src/release/releases.ts';
+import { PAGE_DATA_URL } from '../../src/build/astro/page-data.ts';
+import { rendererDir } from '../../src/build/astro/keep-renderer.ts';
+import { renderFingerprint } from '../../src/build/page-reuse.ts';
+
+
+const WORK = workDir('render-pages');
+afterAll(() => fs.rmSync(WORK, { recursive: true, force: true }));
+
+/** Every file under `dir`, relative path → bytes. */
+function tree(dir: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (e.isFile()) files.set(path.relative(dir, path.join(e.parentPath, e.name)), fs.readFileSync(path.join(e.parentPath, e.name)));
+  }
+  return files;
+}
+
+function build(name: string, env: Record<string, string>) {
+  const dist = path.join(WORK, name, 'dist');
+  const r = buildFixture(FIXTURE, dist, { PROFILES_INCREMENTAL: '0', ...env });
+  expect(r.status, `${r.stderr}${r.stdout}`).toBe(0);
+  return { dist, stdout: r.stdout };
+}
+
+/** The served release's client files equal the shared build's, byte for byte, and its server's file names too. */
+function expectSameAsShared(dist: string) {
+  const one = sharedBuild();
+  const a = tree(path.join(one.dist, 'client'));
+  const b = tree(path.join(dist, 'client'));
+  expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
+  for (const [file, bytes] of a) expect(b.get(file)!.equals(bytes), file).toBe(true);
+  expect(a.has(path.join('p', 'kate.html'))).toBe(true);
+  // Only the names, without the hashes of the chunks that name the folder they were built in.
+  const release = (d: string) => path.join(`${d}.releases`, servedRelease(d)!);
+  const serverFiles = (d: string) => [...tree(path.join(release(d), 'server')).keys()].map((f) => f.replace(/_[\w-]{8}\.mjs$/, '_*.mjs')).sort();
+  expect(serverFiles(dist)).toEqual(serverFiles(one.dist));
+  expect(serverFiles(dist)).toContain('entry.mjs');
+  // The link and one release: nothing staged, no lock.
+  expect(fs.readdirSync(path.dirname(dist)).sort()).toEqual(['dist', 'dist.releases']);
+  expect(fs.readdirSync(`${dist}.releases`)).toEqual([servedRelease(dist)]);
+}
+
+describe('the render engine', () => {
+  test('one thread per core only for big renders, and the pages split without loss', () => {
+    expect(threadCount(100, {}, 8)).toBe(1);
+    expect(threadCount(WORKER_MIN_PAGES - 1, {}, 8)).toBe(1);
+    expect(threadCount(WORKER_MIN_PAGES, {}, 1)).toBe(1);
+    expect(threadCount(WORKER_MIN_PAGES, {}, 2)).toBe(2);
+    expect(threadCount(WORKER_MIN_PAGES * 10, {}, 64)).toBe(MAX_THREADS);
+    expect(threadCount(5, { RENDER_THREADS: '3' })).toBe(3);
+    expect(threadCount(2, { RENDER_THREADS: '3' })).toBe(2);
+    const names = Array.from({ length: 10 }, (_, i) => `u${i}`);
+    const parts = splitPages(names, 3);
+    expect(parts.map((p) => p.length)).toEqual([3, 3, 4]);
+    expect(parts.flat()).toEqual(names);
+  });
+
+  test('a misspelt fallback is refused, not ignored', () => {
+    expect(() => astroFallback('static-paths', { ASTRO_FALLBACK: 'static-path' })).toThrow(/no fallback `static-path`/);
+    expect(astroFallback('static-paths', { ASTRO_FALLBACK: 'kept-renderer,static-paths' })).toBe(true);
+    expect(astroFallback('resolve-streaming', { ASTRO_FALLBACK: 'static-paths' })).toBe(false);
+  });
+
+  // KEPT_RENDERER=0 throws the kept renderer away: `astro build` compiles, and its kept code renders.
+  test('a first build of new code renders its profile pages with what `astro build` kept, in two threads', () => {
+    const built = build('first', { KEPT_RENDERER: '0', RENDER_THREADS: '2' });
+    expect(built.stdout).toContain('profile pages with the renderer `astro build` compiles and keeps in 2 threads');
+    // The answers counted, not the compressed siblings written beside them.
+    expect(built.stdout).toContain('7 pages (7 rendered, 0 unchanged), 7 API files,');
+    expectSameAsShared(built.dist);
+  }, 60_000);
+
+  test('a build of code compiled before renders every page with the kept renderer, in two threads', () => {
+    const built = build('kept', { RENDER_THREADS: '2' });
+    expect(built.stdout).toContain('profile pages with Astro\'s kept renderer in 2 threads');
+    expectSameAsShared(built.dist);
+  }, 60_000);
+
+  // One module, no global: the kept code imports page-data.ts by its address, never a copy of it.
+  test('the pages read the index from page-data.ts itself, not a bundled copy', () => {
+    const kept = rendererDir(ROOT, { fingerprint: renderFingerprint(ROOT, TEST_SITE_URL), target: 'node' });
+    const chunks = [...tree(kept)].filter(([file]) => file.endsWith('.mjs') && !file.startsWith('server/')).map(([, bytes]) => bytes.toString());
+    expect(chunks.filter((code) => code.includes(PAGE_DATA_URL)).length).toBeGreaterThan(3);
+    expect(chunks.some((code) => /function getSiteIndex\b/.test(code))).toBe(false);
+  });
+
+  // The Cloudflare redirect's fallback: test/build/cloudflare-assets.test.ts.
+  test.each(ASTRO_FALLBACKS.filter((f) => f !== 'wrangler-redirect').map((f) => [f]))('ASTRO_FALLBACK=%s builds the same files', (fallback) => {
+    const built = build(`fallback-${fallback}`, { ASTRO_FALLBACK: fallback });
+    if (fallback === 'kept-renderer') expect(built.stdout).toContain('profile pages with `astro build` (');
+    expectSameAsShared(built.dist);
+  }, 60_000);
+});
