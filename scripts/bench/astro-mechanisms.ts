@@ -82,6 +82,7 @@ function cleanUp(): void {
     console.error(`kept: ${work}`);
     return;
   }
+  console.error(`removing ${work} (its releases: a minute or two)`);
   for (const dir of checkouts.values()) spawnSync('git', ['worktree', 'remove', '--force', dir], { cwd: ROOT });
   fs.rmSync(work, { recursive: true, force: true });
 }
