@@ -1,4 +1,4 @@
-// Usage: node scripts/bench/astro-mechanisms.ts [--sizes 20000[,100000]] [--pairs 2] [--only endpoint]
+// Usage: node scripts/bench/astro-mechanisms.ts [--sizes 20000[,100000]] [--pairs 2] [--only endpoint[,collection]] [--keep]
 //
 // Measures the Astro mechanisms of docs/design.md against this checkout's code: each prototype of
 // scripts/bench/prototypes/<name>.patch is applied to a temporary git worktree of HEAD, beside
@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { numberOption, parseCli } from '../../src/cli.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PATCHES = path.join(ROOT, 'scripts/bench/prototypes');
@@ -24,28 +24,24 @@ const SITE_URL = 'https://profiles.example.net';
 // A fixed build time, so main's and a prototype's files can be compared byte for byte.
 const SOURCE_DATE_EPOCH = '1768478400';
 
-const { values } = parseArgs({
+const cli = parseCli({
+  name: 'astro-mechanisms',
+  usage: 'Usage: node scripts/bench/astro-mechanisms.ts [--sizes 20000[,100000]] [--pairs 2] [--only endpoint[,collection]] [--keep]',
   options: {
-    sizes: { type: 'string', default: '20000' },
-    pairs: { type: 'string', default: '2' },
-    only: { type: 'string' },
-    keep: { type: 'boolean', default: false },
-    help: { type: 'boolean', default: false },
+    sizes: { type: 'string', default: '20000', value: '<n,n,...>', help: 'how many profiles to generate and build, in turn (default 20000)' },
+    pairs: { type: 'string', default: '2', value: '<n>', help: 'cold and one-edit builds of each checkout, alternating; medians and each pair\'s ratio reported (default 2)' },
+    only: { type: 'string', value: '<name,...>', help: 'these prototypes of scripts/bench/prototypes/ (default: every patch there)' },
+    keep: { type: 'boolean', default: false, help: 'keep the temporary checkouts and content (their folder is printed)' },
   },
 });
-if (values.help) {
-  console.log('Usage: node scripts/bench/astro-mechanisms.ts [--sizes 20000[,100000]] [--pairs 2] [--only endpoint[,collection]] [--keep]');
-  process.exit(0);
-}
-const sizes = values.sizes.split(',').map(Number);
-const pairs = Number(values.pairs);
-if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(pairs) || pairs < 1) {
-  console.error('astro-mechanisms: --sizes takes whole numbers (20000,100000), --pairs a whole number');
-  process.exit(2);
-}
+const { values } = cli;
+const sizes = values.sizes.split(',').map((n) => numberOption(cli, 'sizes', n, { integer: true }));
+const pairs = numberOption(cli, 'pairs', values.pairs, { integer: true });
 
 /** The prototypes: every patch in scripts/bench/prototypes/, or those --only names. */
 const prototypeNames = (): string[] => fs.readdirSync(PATCHES).filter((f) => f.endsWith('.patch')).map((f) => f.slice(0, -'.patch'.length)).sort();
+const unknown = values.only?.split(',').filter((n) => !prototypeNames().includes(n)) ?? [];
+if (unknown.length) cli.usageError(`--only: no scripts/bench/prototypes/${unknown[0]}.patch`);
 const variants = ['main', ...prototypeNames().filter((n) => !values.only || values.only.split(',').includes(n))];
 
 const buildScript = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } }).scripts.build;
