@@ -40,7 +40,7 @@ export default defineConfig({
   // Pages render a few at a time, since rendering waits on file writes (measured: docs/scale.md).
   build: { format: 'file', inlineStylesheets: 'never', concurrency: Number(process.env.ASTRO_CONCURRENCY || 4) },
   // No `experimental.incrementalBuild`: the build script reuses unchanged profile pages itself
-  // (src/build/page-reuse.ts), at a fraction of its cost at 100,000 profiles.
+  // (src/build/reuse/page-reuse.ts), at a fraction of its cost at 100,000 profiles.
   trailingSlash: 'never',
   // A read-only public API: no sessions, no cookies.
   session: false,

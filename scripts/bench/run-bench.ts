@@ -4,7 +4,7 @@
 // The scale benchmark. For each size it generates synthetic content (scripts/bench/generate-profiles.ts),
 // then, in the same run: the floor (scripts/bench/build-floor.ts: parse each YAML, write JSON and a small
 // page), the real build from cold, a fresh clone's build (no caches at all, as CI builds), a rebuild with nothing changed, and a rebuild after editing one
-// profile (the validation cache and page reuse, src/build/page-reuse.ts). Then it serves one size and measures path, query and 404
+// profile (the validation cache and page reuse, src/build/reuse/page-reuse.ts). Then it serves one size and measures path, query and 404
 // lookups with autocannon against a bare node:http server holding the same bodies in memory
 // (scripts/bench/serve-bare.ts), the servers' start-up time, and their memory after start-up and after each route. Writes the tables to
 // BENCHMARKS.md unless --dry-run, and says in words whether the lookups meet their targets (LOOKUP_TARGETS).
@@ -332,7 +332,7 @@ let unknown = 0;
 /** Each route: its name, its addresses, the request's headers (none but the path lookup in brotli). */
 const routes: [string, () => string, Record<string, string>?][] = [
   ['path lookup', () => `/api/v1/users/${pick()}`],
-  // A browser's Accept-Encoding: the file's brotli sibling (src/build/compress.ts), on both servers.
+  // A browser's Accept-Encoding: the file's brotli sibling (src/build/files/compress.ts), on both servers.
   ['path lookup, brotli', () => `/api/v1/users/${pick()}`, { 'accept-encoding': 'gzip, deflate, br, zstd' }],
   ['query lookup', () => `/api/v1/users?username=${pick().toUpperCase()}`],
   ['404 (distinct names)', () => `/api/v1/users/nobody-${unknown++}`],

@@ -36,7 +36,7 @@ const client = path.join(dist, 'client');
 const at = locator(releasesDir(dist), client, layers);
 const USERS_DIR = 'api/v1/users/';
 for (const file of layeredFiles(releasesDir(dist), client, layers, USERS_DIR)) {
-  // A compressed sibling (src/build/compress.ts) is read with its file.
+  // A compressed sibling (src/build/files/compress.ts) is read with its file.
   if (compressedBaseOf(file) !== undefined) continue;
   const name = file.slice(USERS_DIR.length);
   const body = fs.readFileSync(path.join(at(file)!, file));

@@ -83,7 +83,7 @@ const META_KEY = new TextEncoder().encode(',"meta":');
 
 /**
  * `data` of a pre-rendered answer, as its bytes: the file is `{"success":true,"data":…,"meta":…}`
- * (src/build/write-build.ts), and `,"meta":` cannot occur unescaped inside `data` after its last
+ * (src/build/files/write-build.ts), and `,"meta":` cannot occur unescaped inside `data` after its last
  * own key, so the last one ends it.
  */
 export function dataOf(file: Uint8Array): Uint8Array {
@@ -274,7 +274,7 @@ function apiRoute(req: ApiRequest, files: ReleaseFiles): MaybePromise<ApiRespons
 
 /**
  * The pre-rendered first page of the creators list, with the `Link` header a file cannot carry
- * (static hosts send it from a `_headers` rule: src/build/static-host-headers.ts).
+ * (static hosts send it from a `_headers` rule: src/build/hosts/static-host-headers.ts).
  */
 async function creatorsFirstPage(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
   const file = await files.read(CREATORS_FILE);
@@ -319,7 +319,7 @@ const ENCODING_BIT: Record<Encoding['name'], number> = { br: 1, gzip: 2 };
 
 /**
  * The answer of a build file: for a compressible one (headers.ts `isCompressible`), its compressed
- * sibling in the coding the client wants most (src/build/compress.ts wrote it), with its own ETag;
+ * sibling in the coding the client wants most (src/build/files/compress.ts wrote it), with its own ETag;
  * else, or when it has none, the file itself. Either way with `Vary: Accept-Encoding`.
  */
 function fileAnswer(req: ApiRequest, files: ReleaseFiles, file: string, bytes: Uint8Array, base: Readonly<Record<string, string>>): MaybePromise<ApiResponse> {

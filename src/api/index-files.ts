@@ -1,5 +1,5 @@
 // A release's files made in memory from a site index, for `astro dev` and the handler's tests: the
-// bytes the build would write (src/build/write-build.ts), and the images read from the content
+// bytes the build would write (src/build/files/write-build.ts), and the images read from the content
 // folder with the checks the build makes when it copies them.
 import path from 'node:path';
 import type { MediaDirs } from '../release/layout.ts';

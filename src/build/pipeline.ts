@@ -15,7 +15,7 @@ import { formatProblem } from '../content/problems.ts';
 import { BuildLockHeld, acquireBuildLock } from '../release/lock.ts';
 import { LOCK_FILE, releasesDir, servedRelease } from '../release/releases.ts';
 import { faultPoint } from './faults.ts';
-import { renderFingerprint } from './page-reuse.ts';
+import { renderFingerprint } from './reuse/page-reuse.ts';
 import { rendererDir } from './astro/keep-renderer.ts';
 import { planRelease, readContent, type ContentRead, type ReleasePlan } from './plan.ts';
 import { renderPages, type Rendered } from './render.ts';

@@ -18,13 +18,13 @@ import {
   KEEP_RELEASES, adoptPlainBuild, buildingPath, leftovers, listReleases, nextReleaseId, readReleaseInfo, readsFromOf, recoverLink,
   releasePath, releasesDir, releasesToPrune, retireRelease, servedRelease,
 } from '../release/releases.ts';
-import { AnswerTimes } from './answer-times.ts';
-import { planEdit, type EditPlan } from './edit-path.ts';
-import { otherDigestsNow, validKeptIndex } from './kept-index.ts';
+import { AnswerTimes } from './reuse/answer-times.ts';
+import { planEdit, type EditPlan } from './reuse/edit-path.ts';
+import { otherDigestsNow, validKeptIndex } from './reuse/kept-index.ts';
 import { digestFiles, digestMap, folderDigest, validFileDigests, type FileDigests } from '../content/file-digests.ts';
-import { avatarKey, goneNames, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from './page-reuse.ts';
+import { avatarKey, goneNames, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from './reuse/page-reuse.ts';
 import { openKeptRenderer, type PageRenderer } from './render.ts';
-import { readRecord, type ReleaseRecord } from './record.ts';
+import { readRecord, type ReleaseRecord } from './reuse/record.ts';
 import { faultPoint } from './faults.ts';
 import type { Build } from './pipeline.ts';
 

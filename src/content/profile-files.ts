@@ -110,7 +110,7 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
   /**
    * username → the digest of its file's bytes parsed, where its stamp does not prove them (written
    * within RACY_MS of this run, as a fresh clone leaves many): the next build reads such a file
-   * again and compares, rather than take it for changed (src/build/edit-path.ts).
+   * again and compares, rather than take it for changed (src/build/reuse/edit-path.ts).
    */
   digests: Map<string, string>;
 }> {
@@ -333,7 +333,7 @@ export class StampedFileCache<T> {
 
   /**
    * The value stored for `file` when it was stored for exactly `stamp`, without `get`'s own check
-   * of the stamp: for a caller that proved the file unchanged since (src/build/edit-path.ts).
+   * of the stamp: for a caller that proved the file unchanged since (src/build/reuse/edit-path.ts).
    */
   storedFor(file: string, stamp: string): T | undefined {
     const hit = Object.hasOwn(this.#stored, file) ? this.#stored[file]! : undefined;

@@ -149,7 +149,7 @@ export const NOT_SERVED: ReadonlySet<string> = new Set(['_headers', '_redirects'
 
 /**
  * Folders of the build only a server reads: the on-demand handler's lookup files (src/api/release-files.ts
- * `LOOKUP_DIR`), a static build's JSON 404s (src/build/static-host-files.ts `ERRORS_DIR`).
+ * `LOOKUP_DIR`), a static build's JSON 404s (src/build/hosts/static-host-files.ts `ERRORS_DIR`).
  */
 const NOT_SERVED_DIRS = ['_lookup/', '_errors/'];
 
@@ -159,7 +159,7 @@ export const isServedFile = (file: string) =>
 
 // ---------------------------------------------------------------------------------------------
 // Compression: the build writes `<file>.br` and `<file>.gz` beside a file worth compressing
-// (src/build/compress.ts); the server sends one of them, by the request's Accept-Encoding, at the
+// (src/build/files/compress.ts); the server sends one of them, by the request's Accept-Encoding, at the
 // file's own address. A sibling is never served at an address of its own.
 
 /** A content coding we send, the suffix of its sibling file, and the tag its ETag carries. */
@@ -183,7 +183,7 @@ export function compressedBaseOf(file: string): string | undefined {
 const COMPRESSIBLE_EXTS = new Set(['.html', '.css', '.js', '.mjs', '.json', '.txt', '.xml', '.svg', '.webmanifest']);
 
 /**
- * Whether a served build file has compressed siblings (when they save enough: src/build/compress.ts)
+ * Whether a served build file has compressed siblings (when they save enough: src/build/files/compress.ts)
  * and so whether its answers carry `Vary: Accept-Encoding`: text by extension, and the extensionless
  * JSON files of the API.
  */

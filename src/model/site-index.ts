@@ -22,7 +22,7 @@ export interface SiteIndex {
   creators: CreatorSummary[];
   /**
    * Their rows with each profile's creation time, when `users` does not hold every creator: an
-   * edit build (src/build/edit-path.ts) takes them from the served release and holds the changed users only.
+   * edit build (src/build/reuse/edit-path.ts) takes them from the served release and holds the changed users only.
    */
   creatorRows?: CreatorRow[];
   /** The whole site's columns, when `users` does not hold every profile (an edit build's): `columnsOf` returns them. */

@@ -6,7 +6,7 @@
 // profiles writes and links a few hundred files instead of 200,000, and the switch is the same
 // one rename (docs/reliability.md). Releases that a kept release reads from are kept with it.
 //
-// A file's compressed siblings (`p/alice.html.br`: src/build/compress.ts) are layered with it: they
+// A file's compressed siblings (`p/alice.html.br`: src/build/files/compress.ts) are layered with it: they
 // are where it is, and `from` names only the file.
 import fs from 'node:fs';
 import path from 'node:path';

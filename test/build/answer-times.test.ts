@@ -4,10 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { AnswerTimes } from '../../src/build/answer-times.ts';
+import { AnswerTimes } from '../../src/build/reuse/answer-times.ts';
 import { prerenderedCreators } from '../../src/api/prerendered.ts';
 import { columnsOf } from '../../src/model/site-index.ts';
-import { readRecord, writeRecord } from '../../src/build/record.ts';
+import { readRecord, writeRecord } from '../../src/build/reuse/record.ts';
 
 /** Through the release's record file, as builds keep it. */
 const save = (times: AnswerTimes, file: string) => writeRecord(file, { manifest: undefined, times: times.record(), kept: undefined, files: undefined });

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { assetLimitProblem, uploadedAssetFiles } from '../../src/build/cloudflare-assets.ts';
+import { assetLimitProblem, uploadedAssetFiles } from '../../src/build/hosts/cloudflare-assets.ts';
 import { DEPLOY_REDIRECT } from '../../src/build/astro/wrangler-deploy-config.ts';
 import { servedRelease } from '../../src/release/releases.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';

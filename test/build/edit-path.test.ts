@@ -1,4 +1,4 @@
-// An edit build (src/build/edit-path.ts) reads only the changed profile files and takes the rest
+// An edit build (src/build/reuse/edit-path.ts) reads only the changed profile files and takes the rest
 // from the served release's kept index. It must serve exactly what a build that reads every
 // profile serves from the same release, file for file and byte for byte, and leave the same
 // records for the next build; and anything it does not cover must make the build read every profile.
@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { locator, releaseFiles } from '../../src/release/layers.ts';
 import { readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../src/release/releases.ts';
 import { buildLayout } from '../../src/release/layout.ts';
-import { readRecord } from '../../src/build/record.ts';
+import { readRecord } from '../../src/build/reuse/record.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
 

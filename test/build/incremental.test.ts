@@ -1,16 +1,16 @@
 // What makes rebuilds cheap, and must never make them wrong: the validation cache and worker
-// threads (src/content/profile-files.ts) and the reuse of unchanged profile pages (src/build/page-reuse.ts).
+// threads (src/content/profile-files.ts) and the reuse of unchanged profile pages (src/build/reuse/page-reuse.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { loadContent, loadContentFast } from '../../src/content/load.ts';
 import { formatProblem } from '../../src/content/problems.ts';
-import { MANIFEST_VERSION, avatarKey, goneNames, linkPages, manifestPages, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from '../../src/build/page-reuse.ts';
+import { MANIFEST_VERSION, avatarKey, goneNames, linkPages, manifestPages, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from '../../src/build/reuse/page-reuse.ts';
 import { prerenderedUserBody, userData } from '../../src/api/prerendered.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
-import { recycleUserFiles, writeUserFiles } from '../../src/build/write-build.ts';
-import { AnswerTimes } from '../../src/build/answer-times.ts';
+import { recycleUserFiles, writeUserFiles } from '../../src/build/files/write-build.ts';
+import { AnswerTimes } from '../../src/build/reuse/answer-times.ts';
 import { FIXTURE } from '../support/helpers.ts';
 
 const made: string[] = [];

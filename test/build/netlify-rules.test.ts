@@ -8,9 +8,9 @@ import { parseAllHeaders } from '@netlify/headers-parser';
 import { parseAllRedirects } from '@netlify/redirect-parser';
 import redirector from 'netlify-redirector';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { staticHostRedirects } from '../../src/build/static-host-redirects.ts';
+import { staticHostRedirects } from '../../src/build/hosts/static-host-redirects.ts';
 import { addressOf, isServedFile, staticFileHeaders } from '../../src/http/headers.ts';
-import { API_NOT_FOUND_FILE, USER_NOT_FOUND_FILE } from '../../src/build/static-host-files.ts';
+import { API_NOT_FOUND_FILE, USER_NOT_FOUND_FILE } from '../../src/build/hosts/static-host-files.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { KEPT_FILE, KEPT_RENDERERS, KEPT_SERVER_DIR, keepRenderer, keepRendererIn, readKept, rendererDir } from '../../src/build/astro/keep-renderer.ts';
 import { openRenderer, RendererUnavailable } from '../../src/build/astro/page-renderer.ts';
-import { renderFingerprint } from '../../src/build/page-reuse.ts';
+import { renderFingerprint } from '../../src/build/reuse/page-reuse.ts';
 import { releasePath, servedRelease } from '../../src/release/releases.ts';
 import { BUILD_EPOCH, TEST_SITE_URL, sharedBuild, workDir } from '../support/built-server.ts';
 import { buildSite } from '../../scripts/support/serve-build.ts';

@@ -1,10 +1,10 @@
-// The one record a release keeps (src/build/record.ts): what goes in comes out, in lines of at most
+// The one record a release keeps (src/build/reuse/record.ts): what goes in comes out, in lines of at most
 // ROWS_PER_LINE profiles, and a record cut short or of another version is no record.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { ROWS_PER_LINE, readRecord, writeRecord, type ReleaseRecord } from '../../src/build/record.ts';
+import { ROWS_PER_LINE, readRecord, writeRecord, type ReleaseRecord } from '../../src/build/reuse/record.ts';
 
 function tempFile() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'record-'));

@@ -12,7 +12,7 @@ import { FIXTURE, ROOT } from '../support/helpers.ts';
 import { servedRelease } from '../../src/release/releases.ts';
 import { PAGE_DATA_URL } from '../../src/build/astro/page-data.ts';
 import { rendererDir } from '../../src/build/astro/keep-renderer.ts';
-import { renderFingerprint } from '../../src/build/page-reuse.ts';
+import { renderFingerprint } from '../../src/build/reuse/page-reuse.ts';
 
 
 const WORK = workDir('render-pages');

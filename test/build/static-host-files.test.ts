@@ -1,12 +1,12 @@
-// The files a static build adds for hosts with files only (src/build/static-host-files.ts): the
+// The files a static build adds for hosts with files only (src/build/hosts/static-host-files.ts): the
 // handler's own error answers as far as a file can hold them, and never served at their own address.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { answer } from '../../src/api/handler.ts';
-import { API_NOT_FOUND_FILE, METHOD_NOT_ALLOWED_FILE, NOJEKYLL_FILE, USER_NOT_FOUND_FILE, staticHostFiles, writeStaticHostFiles } from '../../src/build/static-host-files.ts';
-import { staticHostHeaders } from '../../src/build/static-host-headers.ts';
+import { API_NOT_FOUND_FILE, METHOD_NOT_ALLOWED_FILE, NOJEKYLL_FILE, USER_NOT_FOUND_FILE, staticHostFiles, writeStaticHostFiles } from '../../src/build/hosts/static-host-files.ts';
+import { staticHostHeaders } from '../../src/build/hosts/static-host-headers.ts';
 import { ErrorBodySchema } from '../../src/schemas/api.ts';
 import { filesAt, isServedFile } from '../../src/http/headers.ts';
 import { bodyJson, fixtureSite, request } from '../support/helpers.ts';

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { staticHostHeaders } from '../../src/build/static-host-headers.ts';
+import { staticHostHeaders } from '../../src/build/hosts/static-host-headers.ts';
 import { addressOf, isServedFile, staticFileHeaders } from '../../src/http/headers.ts';
 import { sharedBuild } from '../support/built-server.ts';
 
@@ -47,7 +47,7 @@ describe('the _headers text', () => {
   test('has the rules: common headers everywhere, caching per top-level entry, the rest by kind of file', () => {
     expect(text).toMatchInlineSnapshot(`
       "# Headers for static hosts (Netlify, Cloudflare Pages) serving this folder without the Node server:
-      # the same headers the server sends. Written by the build (src/build/static-host-headers.ts); do not edit.
+      # the same headers the server sends. Written by the build (src/build/hosts/static-host-headers.ts); do not edit.
       # No header is set by two rules that match the same path, because hosts join such values with a comma.
 
       /*

@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { writeApiFiles } from '../../src/build/write-build.ts';
-import { AnswerTimes } from '../../src/build/answer-times.ts';
+import { writeApiFiles } from '../../src/build/files/write-build.ts';
+import { AnswerTimes } from '../../src/build/reuse/answer-times.ts';
 import { buildLayout } from '../../src/release/layout.ts';
 import { FIXTURE, copyFixture, fixtureSite } from '../support/helpers.ts';
 

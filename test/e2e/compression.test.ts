@@ -10,7 +10,7 @@ import zlib from 'node:zlib';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { locator, releaseFiles } from '../../src/release/layers.ts';
 import { readReleaseInfo, releasesDir, servedRelease } from '../../src/release/releases.ts';
-import { MIN_COMPRESSED_BYTES } from '../../src/build/compress.ts';
+import { MIN_COMPRESSED_BYTES } from '../../src/build/files/compress.ts';
 import { ENCODINGS, compressedBaseOf, isCompressible } from '../../src/http/headers.ts';
 import { ownBuild, sharedBuild } from '../support/built-server.ts';
 

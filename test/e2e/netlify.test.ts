@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { HTML_CSP, addressOf, isServedFile, staticFileHeaders } from '../../src/http/headers.ts';
-import { API_NOT_FOUND_FILE, USER_NOT_FOUND_FILE } from '../../src/build/static-host-files.ts';
+import { API_NOT_FOUND_FILE, USER_NOT_FOUND_FILE } from '../../src/build/hosts/static-host-files.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
 import { freePort } from '../../scripts/support/serve-build.ts';

@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEBIAN_MIME_TYPES, NGINX_MISSING, findNginx, startNginx, type RunningNginx } from '../../scripts/support/nginx.ts';
 import { HTML_HEADERS, JSON_HEADERS, PREFLIGHT_HEADERS, METHOD_NOT_ALLOWED_HEADERS, addressOf, isServedFile, staticFileHeaders } from '../../src/http/headers.ts';
-import { API_NOT_FOUND_FILE, METHOD_NOT_ALLOWED_FILE, MISSING_USERNAME_FILE, USER_NOT_FOUND_FILE } from '../../src/build/static-host-files.ts';
+import { API_NOT_FOUND_FILE, METHOD_NOT_ALLOWED_FILE, MISSING_USERNAME_FILE, USER_NOT_FOUND_FILE } from '../../src/build/hosts/static-host-files.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
 import { rawRequest, type RawResponse } from '../support/raw-http.ts';
@@ -21,7 +21,7 @@ const work = workDir('nginx-static');
 const dist = path.join(work, 'dist');
 let client = '';
 let nginx: RunningNginx | undefined;
-/** Files whose `.gz` sibling the build writes (src/build/compress.ts). */
+/** Files whose `.gz` sibling the build writes (src/build/files/compress.ts). */
 const GZIPPED = ['p/alice.html', 'api/v1/users/alice', 'sitemap.xml', 'openapi.json'];
 
 beforeAll(async () => {

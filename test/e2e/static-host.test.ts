@@ -65,7 +65,7 @@ describe('dist/client on a static host', () => {
       // Image addresses in the JSON and the pages' JSON-LD are files of this build, not the handler's.
       const ownFileAt = (address: string) => filesAt(address).find((f) => fs.existsSync(path.join(own, f)));
       const addressesOfUsers: string[] = [];
-      // The answers, not their compressed siblings (src/build/compress.ts).
+      // The answers, not their compressed siblings (src/build/files/compress.ts).
       for (const name of fs.readdirSync(path.join(own, 'api', 'v1', 'users')).filter((f) => isServedFile(`api/v1/users/${f}`))) {
         const user = JSON.parse(fs.readFileSync(path.join(own, 'api', 'v1', 'users', name), 'utf8')).data;
         const node = JSON.parse(fs.readFileSync(path.join(client, 'api', 'v1', 'users', name), 'utf8')).data;

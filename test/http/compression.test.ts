@@ -7,7 +7,7 @@ import zlib from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { answer } from '../../src/api/handler.ts';
 import type { ReleaseFiles } from '../../src/api/release-files.ts';
-import { compressedSiblings, MIN_COMPRESSED_BYTES } from '../../src/build/compress.ts';
+import { compressedSiblings, MIN_COMPRESSED_BYTES } from '../../src/build/files/compress.ts';
 import {
   BROTLI, GZIP, acceptedEncodings, compressedBaseOf, encodedEtag, filesAt, isCompressible, isServedFile, staticHostRuleHeaders,
 } from '../../src/http/headers.ts';

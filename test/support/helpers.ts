@@ -40,7 +40,7 @@ export function request(target: string, init: { method?: string; headers?: Recor
 export const bodyText = (body: string | Uint8Array | null) => (body === null ? '' : typeof body === 'string' ? body : Buffer.from(body).toString('utf8'));
 export const bodyJson = (r: { body: string | Uint8Array | null }) => JSON.parse(bodyText(r.body));
 
-/** A build file's bytes, a compressed sibling's (src/build/compress.ts) decoded: what a client gets from it. */
+/** A build file's bytes, a compressed sibling's (src/build/files/compress.ts) decoded: what a client gets from it. */
 export function readDecoded(file: string): Buffer {
   const bytes = fs.readFileSync(file);
   if (file.endsWith('.br')) return zlib.brotliDecompressSync(bytes);

@@ -13,7 +13,7 @@ import { loadContent } from '../../src/content/load.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { handOverSiteIndex, pagesRendered } from '../../src/build/astro/page-data.ts';
 import { keepRendererIn } from '../../src/build/astro/keep-renderer.ts';
-import { renderFingerprint } from '../../src/build/page-reuse.ts';
+import { renderFingerprint } from '../../src/build/reuse/page-reuse.ts';
 
 const [contentDir, outDir, rendererDir] = process.argv.slice(2);
 if (!contentDir || !outDir || !rendererDir) {

@@ -11,7 +11,7 @@ import { buildTimeFromEnv, deployTargetFromEnv, siteUrlFromEnv } from '../../src
 import { loadContent } from '../../src/content/load.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { openRenderer } from '../../src/build/astro/page-renderer.ts';
-import { renderFingerprint } from '../../src/build/page-reuse.ts';
+import { renderFingerprint } from '../../src/build/reuse/page-reuse.ts';
 
 const [rendererDir, contentDir, clientDir, mode] = process.argv.slice(2);
 if (!rendererDir || !contentDir || !clientDir) {

@@ -21,7 +21,7 @@ let toRender: ReadonlySet<string> | undefined;
 let rendered = 0;
 let cached: { index: SiteIndex; files?: IndexFiles } | undefined;
 
-/** `pagesToRender`: the profiles whose page changed (src/build/page-reuse.ts); the others are linked from the last build. */
+/** `pagesToRender`: the profiles whose page changed (src/build/reuse/page-reuse.ts); the others are linked from the last build. */
 export function handOverSiteIndex(index: SiteIndex, pagesToRender?: ReadonlySet<string>): void {
   handed = index;
   toRender = pagesToRender;

@@ -20,7 +20,7 @@ import { astroFallback } from './fallbacks.ts';
 import { KEPT_FILE, readKept, type KeptRendererKey } from './keep-renderer.ts';
 import type { SiteIndex } from '../../model/site-index.ts';
 import { isCompressible } from '../../http/headers.ts';
-import { emptyStats, writeCompressed, type CompressStats } from '../compress.ts';
+import { emptyStats, writeCompressed, type CompressStats } from '../files/compress.ts';
 
 /** Why a kept renderer cannot be used: the build renders with `astro build` instead. */
 export class RendererUnavailable extends Error {
@@ -53,7 +53,7 @@ interface BuildApp {
   setInternals(internals: unknown): void;
   setOptions(options: unknown): void;
   render(request: Request, options: { routeData: RouteData }): Promise<Response>;
-  /** BuildApp's choice of streaming (protected; overridden as src/build/page-writes.ts does). */
+  /** BuildApp's choice of streaming (protected; overridden to render each page to one string). */
   resolveStreaming?: () => boolean | undefined;
   readonly routeCache: { clearAll(): void };
   readonly logger: { options: { destination: unknown } };

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { SiteIndex } from '../../model/site-index.ts';
-import { addStats, emptyStats, type CompressStats } from '../compress.ts';
+import { addStats, emptyStats, type CompressStats } from '../files/compress.ts';
 import type { KeptRendererKey } from './keep-renderer.ts';
 import type { PageRenderer } from './page-renderer.ts';
 import type { RenderWorkerJob } from './render-worker.ts';

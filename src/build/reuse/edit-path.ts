@@ -10,22 +10,22 @@
 // would serve, byte for byte (test/build/edit-path.test.ts).
 import { hash } from 'node:crypto';
 import path from 'node:path';
-import type { PublicUser } from '../schemas/api.ts';
-import { isUsername } from '../schemas/index.ts';
-import type { SiteIndex } from '../model/site-index.ts';
-import { compareCreators, toCreatorSummary, toPublicUser } from '../model/public-user.ts';
-import type { CreatorRow } from '../model/creators-list.ts';
-import type { Creator } from '../schemas/index.ts';
-import { CREATORS_ROWS_FILE, type CreatorsRows } from '../api/release-files.ts';
-import { USERS_PATH } from '../api/handler.ts';
-import { exampleUser, showsEveryPart } from '../api/openapi.ts';
-import { previewFileOf } from '../ui/og-image.ts';
-import { walkContent } from '../content/content-tree.ts';
-import { RACY_MS, stampFiles, stampList } from '../content/file-stamps.ts';
-import { ContentReader, YAML_LIMIT, decodeText } from '../content/read-file.ts';
-import { StampedFileCache, parseProfileFile, type PublicProfile } from '../content/profile-files.ts';
-import type { Content } from '../content/load.ts';
-import { digestFiles, folderDigest, type FileDigests } from '../content/file-digests.ts';
+import type { PublicUser } from '../../schemas/api.ts';
+import { isUsername } from '../../schemas/index.ts';
+import type { SiteIndex } from '../../model/site-index.ts';
+import { compareCreators, toCreatorSummary, toPublicUser } from '../../model/public-user.ts';
+import type { CreatorRow } from '../../model/creators-list.ts';
+import type { Creator } from '../../schemas/index.ts';
+import { CREATORS_ROWS_FILE, type CreatorsRows } from '../../api/release-files.ts';
+import { USERS_PATH } from '../../api/handler.ts';
+import { exampleUser, showsEveryPart } from '../../api/openapi.ts';
+import { previewFileOf } from '../../ui/og-image.ts';
+import { walkContent } from '../../content/content-tree.ts';
+import { RACY_MS, stampFiles, stampList } from '../../content/file-stamps.ts';
+import { ContentReader, YAML_LIMIT, decodeText } from '../../content/read-file.ts';
+import { StampedFileCache, parseProfileFile, type PublicProfile } from '../../content/profile-files.ts';
+import type { Content } from '../../content/load.ts';
+import { digestFiles, folderDigest, type FileDigests } from '../../content/file-digests.ts';
 import { otherFiles, type KeptIndex } from './kept-index.ts';
 
 /** Past this many changed profiles the edit path saves little: the build reads every profile. */

@@ -13,7 +13,7 @@
 // address itself was not one (netlify-cli dist/utils/proxy.js, `alternativePathsFor`).
 import fs from 'node:fs';
 import path from 'node:path';
-import { CACHE_CONTROL, COMMON_HEADERS, IMMUTABLE_CACHE_CONTROL, addressOf, isServedFile, staticHostRuleHeaders } from '../http/headers.ts';
+import { CACHE_CONTROL, COMMON_HEADERS, IMMUTABLE_CACHE_CONTROL, addressOf, isServedFile, staticHostRuleHeaders } from '../../http/headers.ts';
 
 export const HEADERS_FILE = '_headers';
 
@@ -97,7 +97,7 @@ export function staticHostHeaders(files: readonly string[], byAddress: Readonly<
   const blocks = [...rules].map(([pattern, headers]) => `${pattern}\n${Object.entries(headers).map(([k, v]) => `  ${titleCase(k)}: ${v}`).join('\n')}`);
   return [
     '# Headers for static hosts (Netlify, Cloudflare Pages) serving this folder without the Node server:',
-    '# the same headers the server sends. Written by the build (src/build/static-host-headers.ts); do not edit.',
+    '# the same headers the server sends. Written by the build (src/build/hosts/static-host-headers.ts); do not edit.',
     '# No header is set by two rules that match the same path, because hosts join such values with a comma.',
     '',
     blocks.join('\n\n'),

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import type { PageManifest } from './page-reuse.ts';
 import type { AnswerTimesRecord } from './answer-times.ts';
 import type { KeptIndex } from './kept-index.ts';
-import type { FileDigests } from '../content/file-digests.ts';
+import type { FileDigests } from '../../content/file-digests.ts';
 
 const VERSION = 1;
 /** Profiles per line: about 1-2 MB of JSON text a line. */

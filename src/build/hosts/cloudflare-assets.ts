@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ignore from 'ignore';
-import { CLOUDFLARE_ASSET_LIMITS } from '../config.ts';
+import { CLOUDFLARE_ASSET_LIMITS } from '../../config.ts';
 
 /** The files wrangler never uploads (its `createAssetsIgnoreFunction`, wrangler 4.151); `.assetsignore` adds more, in gitignore syntax. */
 const ALWAYS_IGNORED = ['/.assetsignore', '/_redirects', '/_headers'];

@@ -13,8 +13,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import zlib from 'node:zlib';
 import { Worker } from 'node:worker_threads';
-import { ENCODINGS, isCompressible } from '../http/headers.ts';
-import { listFiles } from '../release/layers.ts';
+import { ENCODINGS, isCompressible } from '../../http/headers.ts';
+import { listFiles } from '../../release/layers.ts';
 
 /**
  * Brotli quality 5 and gzip level 6: on the pages and answers of 20,000 profiles, quality 11 saved

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { ENCODINGS } from '../http/headers.ts';
+import { ENCODINGS } from '../../http/headers.ts';
 import { emptyStats, writeCompressed } from './compress.ts';
 
 export interface UserFilesBatch {

@@ -4,9 +4,9 @@
 // drops every name starting with `_`, `_astro/` (the pages' only stylesheet) among them.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ALLOWED_METHODS } from '../http/headers.ts';
-import { errorJson, notFound } from '../http/response.ts';
-import { MISSING_USERNAME_MESSAGE, NOT_FOUND_PAGE_FILE } from '../api/handler.ts';
+import { ALLOWED_METHODS } from '../../http/headers.ts';
+import { errorJson, notFound } from '../../http/response.ts';
+import { MISSING_USERNAME_MESSAGE, NOT_FOUND_PAGE_FILE } from '../../api/handler.ts';
 
 /** Where the error answers live: a folder that is never served at its own address (NOT_SERVED_DIRS in src/http/headers.ts). */
 export const ERRORS_DIR = '_errors';

@@ -6,9 +6,9 @@
 import { createHash, hash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { PublicUser } from '../schemas/api.ts';
-import type { SiteIndex } from '../model/site-index.ts';
-import { ENCODINGS } from '../http/headers.ts';
+import type { PublicUser } from '../../schemas/api.ts';
+import type { SiteIndex } from '../../model/site-index.ts';
+import { ENCODINGS } from '../../http/headers.ts';
 
 // 3: page keys hash the avatar's bytes (avatarKey).
 export const MANIFEST_VERSION = 3;

@@ -8,7 +8,7 @@
 // Pages serves as if there were none.
 import fs from 'node:fs';
 import path from 'node:path';
-import { API_PREFIXES, USERS_PATH, USER_PREFIX } from '../api/handler.ts';
+import { API_PREFIXES, USERS_PATH, USER_PREFIX } from '../../api/handler.ts';
 import { API_NOT_FOUND_FILE, USER_NOT_FOUND_FILE } from './static-host-files.ts';
 
 export const REDIRECTS_FILE = '_redirects';
@@ -25,7 +25,7 @@ export function staticHostRedirects(has: (file: string) => boolean): string {
   if (has(API_NOT_FOUND_FILE)) for (const prefix of API_PREFIXES) rules.push(`${prefix}*  /${API_NOT_FOUND_FILE}  404`);
   return [
     '# Routes for Netlify serving this folder without the Node server. Written by the build',
-    '# (src/build/static-host-redirects.ts); do not edit. First match wins; files come before these rules.',
+    '# (src/build/hosts/static-host-redirects.ts); do not edit. First match wins; files come before these rules.',
     '',
     ...rules,
     '',

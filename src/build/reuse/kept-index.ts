@@ -4,11 +4,11 @@
 // status, generated preview); and a digest of the bytes of every content file outside `profiles/`.
 // Each node release keeps it in its one record (record.ts), beside its page keys and answer times.
 import path from 'node:path';
-import type { PublicUser } from '../schemas/api.ts';
-import type { SiteIndex } from '../model/site-index.ts';
-import { RACY_MS } from '../content/file-stamps.ts';
-import { walkContent, type ContentTree } from '../content/content-tree.ts';
-import { digestFiles, type FileDigests } from '../content/file-digests.ts';
+import type { PublicUser } from '../../schemas/api.ts';
+import type { SiteIndex } from '../../model/site-index.ts';
+import { RACY_MS } from '../../content/file-stamps.ts';
+import { walkContent, type ContentTree } from '../../content/content-tree.ts';
+import { digestFiles, type FileDigests } from '../../content/file-digests.ts';
 
 // 2: `others` is a digest of bytes (file-digests.ts folderDigest), no longer of stamps.
 const VERSION = 2;
