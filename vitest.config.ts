@@ -7,7 +7,8 @@ export default defineConfig({
     // One build of test/fixtures/content and one server for the whole run.
     globalSetup: ['test/support/global-setup.ts'],
     // The slow tests mostly wait on other processes (builds, servers, scripts, chromium), so two
-    // files at once pay off even on two cores, where vitest's default (cores - 1) runs one.
+    // files at once pay off even on two cores, where vitest's default (cores - 1) runs one. Three
+    // gained nothing (146 s against 145 s on 2 cores).
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
     // Most of the suite's time is Node processes starting (builds, servers, CLIs), each compiling
     // the same TypeScript again: Node's compile cache keeps the compiled code for every one of them.
