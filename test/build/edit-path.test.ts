@@ -75,6 +75,18 @@ const edit = (content: string, name: string, change: (text: string) => string) =
   fs.writeFileSync(file, change(fs.readFileSync(file, 'utf8')));
 };
 
+/** Builds the edited content by the edit path and by reading every profile; both serve the same, which it returns. */
+function editBuildServesAsWholeRead(content: string, dist: string, reference: string) {
+  const ours = buildFixture(content, dist, settled(FIRST + 60));
+  expect(ours.status, ours.stderr).toBe(0);
+  expect(ours.stdout).toMatch(/Finding the changed profiles/);
+  expect(ours.stdout).not.toMatch(/Validating content|every profile is read/);
+  const theirs = buildFixture(content, reference, settled(FIRST + 60, { EDIT_PATH: '0' }));
+  expect(theirs.status, theirs.stderr).toBe(0);
+  expect(theirs.stdout).toMatch(/Validating content/);
+  return expectSameServed(dist, reference);
+}
+
 describe('edit builds', () => {
   test('serve what a build reading every profile serves, and leave the same records', () => {
     const { content, dist, reference } = firstBuild('edit-same');
@@ -87,15 +99,7 @@ describe('edit builds', () => {
     edit(content, 'frank', (t) => t.replace(/^suspension:\n(  .*\n)+/m, '').replace('Frank', 'Franz'));
     edit(content, 'aaron', (t) => `${t}socials:\n  - platform: github\n    url: https://github.com/aaron\n`);
 
-    const ours = buildFixture(content, dist, settled(FIRST + 60));
-    expect(ours.status, ours.stderr).toBe(0);
-    expect(ours.stdout).toMatch(/Finding the changed profiles/);
-    expect(ours.stdout).not.toMatch(/Validating content|every profile is read/);
-    const theirs = buildFixture(content, reference, settled(FIRST + 60, { EDIT_PATH: '0' }));
-    expect(theirs.status, theirs.stderr).toBe(0);
-    expect(theirs.stdout).toMatch(/Validating content/);
-
-    const a = expectSameServed(dist, reference);
+    const a = editBuildServesAsWholeRead(content, dist, reference);
     // The edits are in what is served.
     expect(a.files.get('sitemap.xml')!.toString()).toContain('/p/frank<');
     expect(a.files.get('openapi.json')!.toString()).toContain('"username": "aaron"');
@@ -114,12 +118,7 @@ describe('edit builds', () => {
     expect(servedBrowse()).not.toContain('/p/bea"');
     fs.writeFileSync(path.join(content, 'profiles', 'bea.yaml'), 'displayName: Bea\ncreatedAt: 2024-01-01T00:00:00Z\n');
     fs.rmSync(path.join(content, 'profiles', 'erin_99.yaml'));
-    const ours = buildFixture(content, dist, settled(FIRST + 60));
-    expect(ours.status, ours.stderr).toBe(0);
-    expect(ours.stdout).not.toMatch(/Validating content/);
-    const theirs = buildFixture(content, reference, settled(FIRST + 60, { EDIT_PATH: '0' }));
-    expect(theirs.status, theirs.stderr).toBe(0);
-    const a = expectSameServed(dist, reference);
+    const a = editBuildServesAsWholeRead(content, dist, reference);
     const page = a.files.get('browse/1.html')!.toString();
     // In username order: aaron, alice, bea, bob.
     expect(page).toMatch(/\/p\/alice"[^]*\/p\/bea"[^]*\/p\/bob"/);
@@ -137,12 +136,7 @@ describe('edit builds', () => {
 
     fs.writeFileSync(path.join(content, 'profiles', 'amy.yaml'), 'displayName: Amy\ncreatedAt: 2024-01-01T00:00:00Z\n');
     fs.rmSync(path.join(content, 'profiles', 'carol.yaml'));
-    const ours = buildFixture(content, dist, settled(FIRST + 60));
-    expect(ours.status, ours.stderr).toBe(0);
-    expect(ours.stdout).not.toMatch(/Validating content/);
-    const theirs = buildFixture(content, reference, settled(FIRST + 60, { EDIT_PATH: '0' }));
-    expect(theirs.status, theirs.stderr).toBe(0);
-    const a = expectSameServed(dist, reference);
+    const a = editBuildServesAsWholeRead(content, dist, reference);
     expect(a.kept!.example).toEqual({ name: 'amy', full: false });
     expect(a.files.has('api/v1/users/carol')).toBe(false);
     expect(a.files.get('index.html')!.toString()).toContain('2 public profiles');
