@@ -17,20 +17,25 @@ import { prerenderedCreators } from '../api/prerendered.ts';
 import { siteSitemap } from '../ui/sitemap.ts';
 import { browsePages, browsePath } from '../ui/browse.ts';
 
-/** The addresses of the pages made from the whole index, as the kept renderer renders them. */
-export function wholeIndexRoutes(c: IndexColumns): string[] {
-  return ['/', '/openapi.json', '/docs', ...siteSitemap(c).map((f) => f.path), ...browsePages(c.names).map((p) => browsePath(p.page))];
+/**
+ * The addresses of the pages made from the whole index, as the kept renderer renders them. The
+ * browse pages read the names alone: with the same names as the served release (`sameNames`),
+ * theirs are these pages' bytes, and an edit build takes them as they are.
+ */
+export function wholeIndexRoutes(c: IndexColumns, sameNames = false): string[] {
+  return ['/', '/openapi.json', '/docs', ...siteSitemap(c).map((f) => f.path), ...(sameNames ? [] : browsePages(c.names).map((p) => browsePath(p.page)))];
 }
 
 /**
  * Whether a file of a release (relative to `client/`, compressed siblings included) is made from the
  * whole index: a page of `wholeIndexRoutes` or a file of `handlerFiles`. An edit build makes each anew.
  */
-export function isWholeIndexFile(file: string): boolean {
+export function isWholeIndexFile(file: string, sameNames = false): boolean {
   const own = compressedBaseOf(file) ?? file;
-  return WHOLE_INDEX_PAGE.test(own) || own.startsWith(`${LOOKUP_DIR}/`) || own === CREATORS_FILE;
+  return WHOLE_INDEX_PAGE.test(own) || (!sameNames && BROWSE_PAGE.test(own)) || own.startsWith(`${LOOKUP_DIR}/`) || own === CREATORS_FILE;
 }
-const WHOLE_INDEX_PAGE = /^(index\.html|openapi\.json|docs\.html|sitemap(-\d+)?\.xml|browse\/\d+\.html)$/;
+const WHOLE_INDEX_PAGE = /^(index\.html|openapi\.json|docs\.html|sitemap(-\d+)?\.xml)$/;
+const BROWSE_PAGE = /^browse\/\d+\.html$/;
 
 /**
  * The files only the on-demand handler reads, by path under `client/`, and the creators list's first

@@ -166,7 +166,7 @@ async function renderEdit(build: Build, renderer: PageRenderer, outDir: string, 
   const made = new Set<string>();
   for (const file of listFiles(from)) {
     // A remade file's compressed siblings go with it: the compress step makes them again.
-    if (isLayered(file) || isWholeIndexFile(file)) continue;
+    if (isLayered(file) || isWholeIndexFile(file, !edit.namesChanged)) continue;
     const dir = path.dirname(path.join(to.client, file));
     if (!made.has(dir)) fs.mkdirSync(dir, { recursive: true });
     made.add(dir);
@@ -174,7 +174,7 @@ async function renderEdit(build: Build, renderer: PageRenderer, outDir: string, 
   }
   try {
     await renderer.renderChangedPages(edit.index, names, to.client);
-    await renderer.renderPaths(edit.index, wholeIndexRoutes(columnsOf(edit.index)), to.client);
+    await renderer.renderPaths(edit.index, wholeIndexRoutes(columnsOf(edit.index), !edit.namesChanged), to.client);
   } catch (e) {
     throw keptRendererFailed(build, e);
   }

@@ -51,7 +51,7 @@ export interface EditPlan {
   kept: KeptIndex;
   /** The digests of the content files outside `profiles/` (the same bytes as the served release's). */
   digests: FileDigests;
-  /** Whether profiles were added or removed: the release's list of files changed (`_headers`). */
+  /** Whether profiles were added or removed: the release's list of files changed (`_headers`), and the browse pages (derived.ts). */
   namesChanged: boolean;
   /** The served release's creators list. */
   servedCreatorRows: CreatorRow[];
