@@ -15,10 +15,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { numberOption, parseCli } from '../../src/cli.ts';
+import { ROOT } from '../support/serve-build.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PATCHES = path.join(ROOT, 'scripts/bench/prototypes');
 const SITE_URL = 'https://profiles.example.net';
 // A fixed build time, so main's and a prototype's files can be compared byte for byte.

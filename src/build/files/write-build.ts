@@ -7,7 +7,7 @@ import { CREATORS_PATH, USERS_PATH } from '../../api/handler.ts';
 import { prerenderedCreators, prerenderedUserBody, userData } from '../../api/prerendered.ts';
 import { columnsOf } from '../../model/site-index.ts';
 import { handlerFiles } from '../derived.ts';
-import { ENCODINGS, answerOnlyHeaders, compressedBaseOf } from '../../http/headers.ts';
+import { answerOnlyHeaders, compressedBaseOf } from '../../http/headers.ts';
 import { ContentReader } from '../../content/read-file.ts';
 import { buildLayout } from '../../release/layout.ts';
 import type { SiteIndex } from '../../model/site-index.ts';
@@ -196,10 +196,9 @@ export function writeEditFiles(outDir: string, index: SiteIndex, usersStaging: s
   const usersDir = path.join(layout.client, ...USERS_PATH.split('/').filter(Boolean));
   fs.mkdirSync(path.dirname(usersDir), { recursive: true });
   fs.renameSync(usersStaging, usersDir);
-  // The files made from the whole index, from the edit's columns (derived.ts); copied from the
-  // served release with their compressed siblings, which may not fit the new bytes.
+  // The files made from the whole index, from the edit's columns (derived.ts): never copied from
+  // the served release (render.ts renderEdit), so no sibling of theirs is there to drop.
   const { files: wholeIndex, creators } = handlerFiles(columnsOf(index), 'node', (hash) => times.creators(hash));
-  for (const file of wholeIndex.keys()) for (const e of ENCODINGS) fs.rmSync(path.join(layout.client, file + e.suffix), { force: true });
   writeFiles(layout.client, wholeIndex);
   fs.mkdirSync(layout.server, { recursive: true });
   const rule = answerOnlyHeaders(CREATORS_PATH, creators!.headers);

@@ -48,7 +48,8 @@ export function writeRecord(file: string, record: ReleaseRecord): void {
   const names = manifest?.names ?? kept?.names ?? times?.names ?? [];
   const timesAt = new Map<string, number>();
   if (times) for (let i = 0; i < times.names.length; i++) timesAt.set(times.names[i]!, i);
-  const keptAt = kept && kept.names !== names ? new Map(kept.names.map((n, i) => [n, i])) : undefined;
+  // The kept columns are in the manifest's order whenever a build writes both (username order).
+  const keptAt = kept && !sameList(kept.names, names) ? new Map(kept.names.map((n, i) => [n, i])) : undefined;
   const { names: _m, pages: _p, inputs, ...manifestHead } = manifest ?? { names: [], pages: [] };
   const { names: _t, hashes: _h, at: _a, ...timesHead } = times ?? { names: [], hashes: [], at: [] };
   const { names: _k, stamps: _s, digests: _dg, avatars: _av, decorations: _d, domains: _do, suspended: _su, previews: _pr, ...keptHead } = kept ?? { names: [] };
@@ -151,3 +152,5 @@ export function readRecord(file: string): ReleaseRecord {
     return NONE;
   }
 }
+
+const sameList = (a: readonly string[], b: readonly string[]) => a === b || (a.length === b.length && a.every((x, i) => x === b[i]));
