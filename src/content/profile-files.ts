@@ -14,6 +14,7 @@ import { ProfileSchema, type Profile } from '../schemas/index.ts';
 import type { ContentProblem } from './problems.ts';
 import { decodeText, type ReadResult } from './read-file.ts';
 import { parseYamlFile } from './yaml-file.ts';
+import { readJsonLines, writeJsonLinesFile } from './json-lines.ts';
 import { RACY_MS, stampAt, stampFiles, stampOf, type Stamp } from './file-stamps.ts';
 
 /** A profile as the rest of the build sees it: validated, without its `private:` notes. */
@@ -84,15 +85,25 @@ export interface ParseStats {
 const FILES_PER_WORKER_MIN = 2_000;
 /** Files per message to a worker: small enough to balance two workers, big enough to amortise the message. */
 const BATCH = 1_000;
-const CACHE_VERSION = 2;
+const CACHE_VERSION = 3;
 
-interface CacheFile {
+/** A valid profile's cached result: the digest of its bytes, what they parsed to, and the stamp that proved them. */
+type CacheEntry = [sha1: string, parsed: ParsedProfile & { ok: true }, stamp: string];
+
+/** The cache file's first line; then lines of `[username, ...CacheEntry]` rows (json-lines.ts). */
+interface CacheHead {
   version: number;
   /** Hash of the code that validates: a schema change empties the cache. */
   validator: string;
   /** When the run that wrote it started (ms): a file changed since then is read again, whatever its stat. */
   scannedAt: number;
-  entries: Record<string, [sha1: string, parsed: ParsedProfile & { ok: true }, stamp: string]>;
+  /** How many rows follow: a file cut short is not used. */
+  count: number;
+}
+
+interface ProfileCache {
+  scannedAt: number;
+  entries: Map<string, CacheEntry>;
 }
 
 /**
@@ -135,7 +146,7 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
       // (lstat: never through a link) that the walk of the folder found; its bytes, once read
       // through the safe reader, gave the cached result.
       const stat: Stamp | undefined = stamped ? stampAt(stamped, i) : stampOf(file);
-      const hit = cache && stat && Object.hasOwn(cache.entries, username) ? cache.entries[username] : undefined;
+      const hit = stat ? cache?.entries.get(username) : undefined;
       if (stat) stamps[i] = stat.stamp;
       if (stat && stat.changedMs < scannedAt - (options.settleMs ?? RACY_MS)) settledStamps.set(username, stat.stamp);
       if (hit && stat && hit[2] === stat.stamp && stat.changedMs < cache!.scannedAt - RACY_MS) {
@@ -160,7 +171,7 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
     if (options.cacheFile) {
       const digest = hash('sha1', bytes, 'base64url');
       hashes[i] = digest;
-      const hit = cache && Object.hasOwn(cache.entries, username) ? cache.entries[username] : undefined;
+      const hit = cache?.entries.get(username);
       if (hit && hit[0] === digest) {
         parsed[i] = hit[1];
         continue;
@@ -181,15 +192,18 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
   // Rewritten when anything was parsed or read (a file read again gets its new stamp, so the next
   // run need not read it).
   let saveCache = () => {};
-  if (options.cacheFile && (todo.length || readCount || !cache || Object.keys(cache.entries).length !== files.length)) {
+  if (options.cacheFile && (todo.length || readCount || !cache || cache.entries.size !== files.length)) {
     const cacheFile = options.cacheFile;
     saveCache = () => {
-      const entries: CacheFile['entries'] = Object.create(null);
-      for (let i = 0; i < files.length; i++) {
-        const p = parsed[i]!;
-        if (p.ok) entries[p.username] = [hashes[i]!, p, stamps[i] ?? ''];
+      let count = 0;
+      for (const p of parsed) if (p!.ok) count++;
+      function* rows() {
+        for (let i = 0; i < files.length; i++) {
+          const p = parsed[i]!;
+          if (p.ok) yield [p.username, hashes[i]!, p, stamps[i] ?? ''];
+        }
       }
-      writeCache(cacheFile, { version: CACHE_VERSION, validator, scannedAt, entries });
+      writeCache(cacheFile, { version: CACHE_VERSION, validator, scannedAt, count } satisfies CacheHead, rows());
       saveCache = () => {};
     };
     // A big parse is written at once, so its results need not be held for the rest of the build.
@@ -257,28 +271,30 @@ function computeValidatorFingerprint(): string {
   return hash.digest('base64url');
 }
 
-function readCache(file: string, validator: string): CacheFile | undefined {
+function readCache(file: string, validator: string): ProfileCache | undefined {
   try {
-    const c = JSON.parse(fs.readFileSync(file, 'utf8')) as CacheFile;
-    return c.version === CACHE_VERSION && c.validator === validator && c.entries && typeof c.entries === 'object' ? c : undefined;
+    const lines = readJsonLines(file);
+    const head = lines.next().value as CacheHead | undefined;
+    if (head?.version !== CACHE_VERSION || head.validator !== validator || !Number.isInteger(head.count)) return undefined;
+    const entries = new Map<string, CacheEntry>();
+    for (const line of lines) for (const [username, ...entry] of line as [string, ...CacheEntry][]) entries.set(username, entry);
+    return entries.size === head.count ? { scannedAt: head.scannedAt, entries } : undefined;
   } catch {
     return undefined; // none yet, or unreadable: parse everything
   }
 }
 
-function writeCache(file: string, cache: CacheFile | StampedFilesRecord<unknown>): void {
+/** Writes a cache whole or not at all (json-lines.ts): a crash never leaves half a cache. */
+function writeCache(file: string, head: unknown, rows: Iterable<unknown>): void {
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(cache));
-    fs.renameSync(tmp, file); // whole or not at all: a crash never leaves half a cache
+    writeJsonLinesFile(file, head, [rows]);
   } catch (e) {
     // A cache that cannot be written only costs time next run.
     console.warn(`warning: could not write the validation cache ${file}: ${(e as Error).message}`);
   }
 }
 
-interface StampedFilesRecord<T> { version: number; validator: string; scannedAt: number; entries: Record<string, [stamp: string, value: T]> }
 
 /**
  * Parsed values of content files other than profiles (`stats/views.yaml`, the creators), kept
@@ -290,8 +306,8 @@ export class StampedFileCache<T> {
   readonly #file: string | undefined;
   readonly #validator: string;
   readonly #scannedAt = Date.now();
-  readonly #stored: Record<string, [string, T]>;
-  readonly #next: Record<string, [string, T]> = Object.create(null);
+  readonly #stored = new Map<string, [stamp: string, value: T]>();
+  readonly #next = new Map<string, [stamp: string, value: T]>();
   /** Stamps stored by a run are trusted for files changed well before it began (RACY_MS). */
   readonly #trustedBefore: number;
   #stamps = new Map<string, string>();
@@ -302,15 +318,22 @@ export class StampedFileCache<T> {
   constructor(cacheFile: string | undefined, name: string, ignoreCache = false) {
     this.#file = cacheFile && `${cacheFile.replace(/\.json$/, '')}-${name}.json`;
     this.#validator = this.#file ? validatorFingerprint() : '';
-    let stored: StampedFilesRecord<T> | undefined;
+    let scannedAt = 0;
+    // The same lines as the profiles' cache (CacheHead), of `[file, stamp, value]` rows.
     if (this.#file && !ignoreCache) {
       try {
-        const r = JSON.parse(fs.readFileSync(this.#file, 'utf8')) as StampedFilesRecord<T>;
-        if (r.version === CACHE_VERSION && r.validator === this.#validator && r.entries && typeof r.entries === 'object') stored = r;
-      } catch { /* none yet: parse */ }
+        const lines = readJsonLines(this.#file);
+        const head = lines.next().value as CacheHead | undefined;
+        if (head?.version === CACHE_VERSION && head.validator === this.#validator) {
+          for (const line of lines) for (const [file, stamp, value] of line as [string, string, T][]) this.#stored.set(file, [stamp, value]);
+          if (this.#stored.size === head.count) scannedAt = head.scannedAt;
+          else this.#stored.clear();
+        }
+      } catch {
+        this.#stored.clear(); // none yet, or unreadable: parse
+      }
     }
-    this.#stored = stored?.entries ?? Object.create(null);
-    this.#trustedBefore = (stored?.scannedAt ?? 0) - RACY_MS;
+    this.#trustedBefore = scannedAt - RACY_MS;
   }
 
   /**
@@ -322,9 +345,9 @@ export class StampedFileCache<T> {
     const stat = stampOf(file);
     if (!stat) return undefined;
     this.#stamps.set(file, stat.stamp);
-    const hit = Object.hasOwn(this.#stored, file) ? this.#stored[file]! : undefined;
+    const hit = this.#stored.get(file);
     if (hit && hit[0] === stat.stamp && stat.changedMs < this.#trustedBefore && usable(hit[1])) {
-      this.#next[file] = hit;
+      this.#next.set(file, hit);
       this.#hits++;
       return hit[1];
     }
@@ -336,7 +359,7 @@ export class StampedFileCache<T> {
    * of the stamp: for a caller that proved the file unchanged since (src/build/reuse/edit-path.ts).
    */
   storedFor(file: string, stamp: string): T | undefined {
-    const hit = Object.hasOwn(this.#stored, file) ? this.#stored[file]! : undefined;
+    const hit = this.#stored.get(file);
     return hit && hit[0] === stamp ? hit[1] : undefined;
   }
 
@@ -344,7 +367,7 @@ export class StampedFileCache<T> {
   set(file: string, value: T): void {
     const stamp = this.#stamps.get(file);
     if (!this.#file || stamp === undefined) return;
-    this.#next[file] = [stamp, value];
+    this.#next.set(file, [stamp, value]);
     this.#changed = true;
   }
 
@@ -356,7 +379,8 @@ export class StampedFileCache<T> {
   /** Writes the values of this run (whole or not at all), when any is new or one stored is gone. */
   save(): void {
     if (!this.#file) return;
-    if (!this.#changed && Object.keys(this.#next).length === Object.keys(this.#stored).length) return;
-    writeCache(this.#file, { version: CACHE_VERSION, validator: this.#validator, scannedAt: this.#scannedAt, entries: this.#next } satisfies StampedFilesRecord<T>);
+    if (!this.#changed && this.#next.size === this.#stored.size) return;
+    const head: CacheHead = { version: CACHE_VERSION, validator: this.#validator, scannedAt: this.#scannedAt, count: this.#next.size };
+    writeCache(this.#file, head, [...this.#next].map(([file, [stamp, value]]) => [file, stamp, value]));
   }
 }

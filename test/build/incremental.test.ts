@@ -32,6 +32,12 @@ const plain = (r: ReturnType<typeof loadContent>) => ({
 });
 
 describe('the validation cache and worker threads', () => {
+  /** As if the run that wrote the cache `file` had started 5 s from now: its head line says when (json-lines.ts). */
+  const scannedLater = (file: string) => {
+    const [head, ...lines] = fs.readFileSync(file, 'utf8').split('\n');
+    fs.writeFileSync(file, [JSON.stringify({ ...JSON.parse(head!), scannedAt: Date.now() + 5000 }), ...lines].join('\n'));
+  };
+
   test('workers, the cache and this thread give the same content, problems included', async () => {
     const dir = fixtureCopy();
     fs.writeFileSync(path.join(dir, 'profiles', 'broken.yaml'), 'displayName: Broken\ncreatedAt: yesterday\nbadgez: []\n');
@@ -76,8 +82,7 @@ describe('the validation cache and worker threads', () => {
     // (a file changed within a second of a run is read again by the next, whatever its stat).
     const later = async () => {
       const r = await loadContentFast(dir, { cacheFile });
-      const cache = JSON.parse(fs.readFileSync(cacheFile, 'utf8'));
-      fs.writeFileSync(cacheFile, JSON.stringify({ ...cache, scannedAt: Date.now() + 5000 }));
+      scannedLater(cacheFile);
       return r;
     };
     const first = await later();
@@ -118,8 +123,7 @@ describe('the validation cache and worker threads', () => {
     const later = async () => {
       const r = await loadContentFast(dir, { cacheFile });
       for (const name of ['views', 'creators']) {
-        const file = `${cacheFile.replace(/\.json$/, '')}-${name}.json`;
-        fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), scannedAt: Date.now() + 5000 }));
+        scannedLater(`${cacheFile.replace(/\.json$/, '')}-${name}.json`);
       }
       return r;
     };
@@ -192,9 +196,9 @@ describe('the validation cache and worker threads', () => {
     expect(JSON.stringify([...r.content.profiles])).not.toContain(marker);
 
     // A cache written by other validating code (a schema change) is not trusted.
-    const cache = JSON.parse(fs.readFileSync(cacheFile, 'utf8'));
-    cache.entries.carol[1].profile.displayName = 'Tampered';
-    fs.writeFileSync(cacheFile, JSON.stringify({ ...cache, validator: 'older-schemas' }));
+    const [head, ...lines] = fs.readFileSync(cacheFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    for (const line of lines) for (const [username, , parsed] of line) if (username === 'carol') parsed.profile.displayName = 'Tampered';
+    fs.writeFileSync(cacheFile, [{ ...head, validator: 'older-schemas' }, ...lines].map((l) => `${JSON.stringify(l)}\n`).join(''));
     const again = await loadContentFast(dir, { cacheFile });
     expect(again.stats.fromCache).toBe(0);
     expect(again.content.profiles.get('carol')!.displayName).not.toBe('Tampered');

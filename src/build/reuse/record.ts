@@ -2,18 +2,17 @@
 // username order, its page key and input key (page-reuse.ts), its answer's hash and time
 // (answer-times.ts), and the columns an edit build starts from (kept-index.ts), names once; then
 // per content file outside `profiles/`, its digest and proving stamp (src/content/file-digests.ts).
-// Written and read in lines of at most ROWS_PER_LINE profiles, so no string or object holds every
-// profile's row at once: at 1,000,000 profiles one JSON text of the record would pass V8's limit on
-// a string's length.
+// Written and read in lines of at most ROWS_PER_LINE profiles (src/content/json-lines.ts), so no
+// string holds every profile's row: at 1,000,000 profiles one JSON text of the record would pass
+// V8's limit on a string's length.
 import fs from 'node:fs';
+import { readJsonLines, writeJsonLines } from '../../content/json-lines.ts';
 import type { PageManifest } from './page-reuse.ts';
 import type { AnswerTimesRecord } from './answer-times.ts';
 import type { KeptIndex } from './kept-index.ts';
 import type { FileDigests } from '../../content/file-digests.ts';
 
 const VERSION = 1;
-/** Profiles per line: about 1-2 MB of JSON text a line. */
-export const ROWS_PER_LINE = 10_000;
 
 /** What a release keeps; each part undefined when the build that wrote it had none. */
 export interface ReleaseRecord {
@@ -60,30 +59,25 @@ export function writeRecord(file: string, record: ReleaseRecord): void {
     kept: kept ? keptHead as KeptHead : null,
     files: files ? { version: files.version, count: files.files.length } : null,
   };
+  function* rows(): Generator<Row> {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      const t = timesAt.get(name);
+      const k = keptAt ? keptAt.get(name) : kept ? i : undefined;
+      yield [
+        name, manifest?.pages[i] ?? null, inputs?.[i] ?? null,
+        t === undefined ? null : times!.hashes[t]!, t === undefined ? -1 : times!.at[t]!,
+        k === undefined ? null : kept!.stamps[k]!, k === undefined ? null : kept!.digests[k]!, k === undefined ? null : kept!.avatars[k]!, k === undefined ? null : kept!.decorations[k]!,
+        k === undefined ? null : kept!.domains[k]!, k === undefined ? 0 : kept!.suspended[k]!, k === undefined ? null : kept!.previews[k]!,
+      ];
+    }
+  }
+  function* fileRows(): Generator<FileRow> {
+    for (let i = 0; i < (files?.files.length ?? 0); i++) yield [files!.files[i]!, files!.stamps[i]!, files!.digests[i]!];
+  }
   const fd = fs.openSync(file, 'w');
   try {
-    fs.writeSync(fd, `${JSON.stringify(head)}\n`);
-    for (let start = 0; start < names.length; start += ROWS_PER_LINE) {
-      const rows: Row[] = [];
-      for (let i = start; i < Math.min(names.length, start + ROWS_PER_LINE); i++) {
-        const name = names[i]!;
-        const t = timesAt.get(name);
-        const k = keptAt ? keptAt.get(name) : kept ? i : undefined;
-        rows.push([
-          name, manifest?.pages[i] ?? null, inputs?.[i] ?? null,
-          t === undefined ? null : times!.hashes[t]!, t === undefined ? -1 : times!.at[t]!,
-          k === undefined ? null : kept!.stamps[k]!, k === undefined ? null : kept!.digests[k]!, k === undefined ? null : kept!.avatars[k]!, k === undefined ? null : kept!.decorations[k]!,
-          k === undefined ? null : kept!.domains[k]!, k === undefined ? 0 : kept!.suspended[k]!, k === undefined ? null : kept!.previews[k]!,
-        ]);
-      }
-      fs.writeSync(fd, `${JSON.stringify(rows)}\n`);
-    }
-    const n = files?.files.length ?? 0;
-    for (let start = 0; start < n; start += ROWS_PER_LINE) {
-      const rows: FileRow[] = [];
-      for (let i = start; i < Math.min(n, start + ROWS_PER_LINE); i++) rows.push([files!.files[i]!, files!.stamps[i]!, files!.digests[i]!]);
-      fs.writeSync(fd, `${JSON.stringify(rows)}\n`);
-    }
+    writeJsonLines(fd, head, [rows(), fileRows()]);
   } finally {
     fs.closeSync(fd);
   }
@@ -93,16 +87,10 @@ const NONE: ReleaseRecord = { manifest: undefined, times: undefined, kept: undef
 
 /** The record in `file`, or no parts (none, another version, or a file cut short). */
 export function readRecord(file: string): ReleaseRecord {
-  let bytes: Buffer;
   try {
-    bytes = fs.readFileSync(file);
-  } catch {
-    return NONE; // no release before, or one from an older version: everything is made anew
-  }
-  try {
-    let at = bytes.indexOf(10);
-    const head = JSON.parse(bytes.toString('utf8', 0, at)) as Head;
-    if (head.version !== VERSION || !Number.isInteger(head.rows)) return NONE;
+    const lines = readJsonLines(file);
+    const head = lines.next().value as Head | undefined;
+    if (head?.version !== VERSION || !Number.isInteger(head.rows)) return NONE;
     const n = head.rows;
     const names = new Array<string>(n);
     const pages = new Array<string>(n);
@@ -118,27 +106,25 @@ export function readRecord(file: string): ReleaseRecord {
     const previews = new Array<string | null>(n);
     let i = 0;
     while (i < n) {
-      const end = bytes.indexOf(10, at + 1);
-      if (end < 0) return NONE;
-      for (const r of JSON.parse(bytes.toString('utf8', at + 1, end)) as Row[]) {
+      const line = lines.next();
+      if (line.done) return NONE;
+      for (const r of line.value as Row[]) {
         if (i >= n) return NONE;
         [names[i], pages[i]!, inputs[i], hashes[i]!, times[i]!, stamps[i], digests[i], avatars[i], decorations[i], domains[i], suspended[i]!, previews[i]] = r as [string, string, string | null, string, number, string | null, string | null, string | null, string | null, string | null, number, string | null];
         i++;
       }
-      at = end;
     }
     let files: FileDigests | undefined;
     if (head.files) {
       files = { version: head.files.version, files: [], stamps: [], digests: [] };
       while (files.files.length < head.files.count) {
-        const end = bytes.indexOf(10, at + 1);
-        if (end < 0) return NONE;
-        for (const [file, stamp, digest] of JSON.parse(bytes.toString('utf8', at + 1, end)) as FileRow[]) {
+        const line = lines.next();
+        if (line.done) return NONE;
+        for (const [file, stamp, digest] of line.value as FileRow[]) {
           files.files.push(file);
           files.stamps.push(stamp);
           files.digests.push(digest);
         }
-        at = end;
       }
       if (files.files.length !== head.files.count) return NONE;
     }
@@ -149,7 +135,7 @@ export function readRecord(file: string): ReleaseRecord {
       files,
     };
   } catch {
-    return NONE;
+    return NONE; // none (no release before), another version, or unreadable: everything is made anew
   }
 }
 
