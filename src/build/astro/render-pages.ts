@@ -15,7 +15,7 @@ import type { RenderWorkerJob } from './render-worker.ts';
  * of the index, which pays from a few thousand pages (docs/scale.md, "The render engine").
  */
 export const WORKER_MIN_PAGES = 2_000;
-/** At most this many threads: each holds a copy of the index. */
+/** At most this many threads: each holds a copy of its share of the index (indexShare). */
 export const MAX_THREADS = 4;
 
 /** How many threads render `pages` pages on `cores` cores: `RENDER_THREADS` forces a count. */
@@ -64,6 +64,20 @@ export interface ProfileRender {
 }
 
 /**
+ * What a render thread needs of `index` for the pages of `names`: their users and avatars (a profile
+ * page reads nothing else of the index but the site's address). A thread's copy then grows with its
+ * share, not with the site: at 1,000,000 profiles a copy of the whole index was about 2 GB a thread.
+ */
+export function indexShare(index: SiteIndex, names: readonly string[]): SiteIndex {
+  const wanted = new Set(names);
+  return {
+    builtAt: index.builtAt, siteUrl: index.siteUrl, profileCount: index.profileCount, decorationFiles: index.decorationFiles, creators: [],
+    users: index.users.filter((u) => wanted.has(u.username)),
+    avatars: index.avatars.filter(([name]) => wanted.has(name)),
+  };
+}
+
+/**
  * Writes `p/<name>.html` for each of `names`, split between this thread and worker threads.
  * Settles every thread before it throws, so no worker writes on after a failure.
  */
@@ -75,7 +89,7 @@ export async function renderProfilePages(job: ProfileRender): Promise<{ threads:
   try {
     const settled = await Promise.allSettled([
       job.renderer.renderChangedPages(job.index, own, job.clientDir),
-      ...others.map((names, k) => renderInWorker({ dir: job.dir, key: job.key, index: job.index, names, clientDir: job.clientDir, compress: job.compress }, (n) => { done[k] = n; })),
+      ...others.map((names, k) => renderInWorker({ dir: job.dir, key: job.key, index: indexShare(job.index, names), names, clientDir: job.clientDir, compress: job.compress }, (n) => { done[k] = n; })),
     ]);
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
