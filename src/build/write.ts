@@ -4,8 +4,7 @@
 // (record.ts) and info, and the compressed siblings (compress.ts).
 import path from 'node:path';
 import { buildLayout } from '../release/layout.ts';
-import { releaseFiles } from '../release/layers.ts';
-import { releasesDir, writeReleaseInfo } from '../release/releases.ts';
+import { writeReleaseInfo } from '../release/releases.ts';
 import type { PublicUser } from '../schemas/api.ts';
 import { exampleUser } from '../api/openapi.ts';
 import { OG_IMAGES_PATH, previewFileOf } from '../ui/og-image.ts';
@@ -67,7 +66,6 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
   const avatarsDir = path.join(o.contentDir, 'avatars');
   // Link previews for profiles whose avatar crawlers cannot use (src/ui/og-image.ts); before the
   // API files, whose _headers is made from every file of the build.
-  let previewsChanged = false;
   const previews = await build.step('Writing preview images', async () => {
     if (edit && layers) {
       // Which previews the release uses, from the kept column: those of the changed profiles are written if new.
@@ -77,8 +75,8 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
       const avatarOf = new Map(index.avatars);
       const needing = edit.plan.changed.filter((u) => previewFileOf(avatarsDir, u, avatarOf.get(u.username)) !== null);
       await writePreviewImages(path.join(freshLayout.client, OG_DIR), needing, (file) => had.has(`${OG_DIR}${file}`));
-      for (const file of used) if (!had.has(file)) { layers.from[file] = id; previewsChanged = true; }
-      for (const file of had) if (!used.has(file)) { layers.from[file] = null; previewsChanged = true; }
+      for (const file of used) if (!had.has(file)) layers.from[file] = id;
+      for (const file of had) if (!used.has(file)) layers.from[file] = null;
       return used.size;
     }
     if (!layers) return (await writeProfilePreviews(freshLayout.client, index, avatarsDir)).length;
@@ -94,15 +92,11 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
     await background.writingUsers;
     let written;
     if (edit && layers) {
-      writeEditFiles(fresh, index, release.usersStaging, times, {
-        filesChanged: previewsChanged || edit.plan.namesChanged, servedCreatorRows: edit.plan.servedCreatorRows,
-        // Listed before `_headers` is written, as a whole build lists them: the copy of the served one is not a file of this build.
-        files: () => releaseFiles(releasesDir(o.distDir), freshLayout.client, layers).filter((f) => f !== '_headers'),
-      });
+      writeEditFiles(fresh, index, release.usersStaging, times);
       written = { userFiles: read.userCount, mediaFiles: new Set(edit.plan.kept.avatars.filter((a) => a !== null)).size + index.decorationFiles.length };
     } else {
       written = writeApiFiles(fresh, index, release.usersStaging, o.contentDir, times, o.target, layers && {
-        id, layers, served: served.at, servedFiles: served.files, releasesDir: releasesDir(o.distDir),
+        id, layers, served: served.at, servedFiles: served.files,
       });
     }
     const kept = edit?.plan.kept ?? (whole?.others === undefined ? undefined : keptIndexOf(

@@ -90,6 +90,35 @@ describe('_headers of a static build, as Netlify applies it', () => {
     expect(netlifyHeaders('/docs')['content-security-policy']).toContain("default-src 'none'");
   });
 
+  // Per connection or per response, never from _headers; a host compresses by its own rules and says
+  // so itself (docs/deploying.md#compression).
+  const PER_RESPONSE = new Set(['etag', 'date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'content-encoding', 'vary']);
+
+  test('and what our running server sends for the same files', async () => {
+    const service = sharedBuild();
+    let compared = 0;
+    for (const file of files.filter(isServedFile)) {
+      const address = addressOf(file);
+      const r = await fetch(service.base + address);
+      expect(r.status, address).toBe(200);
+      const fromServer = Object.fromEntries([...r.headers].filter(([k]) => !PER_RESPONSE.has(k)));
+      const fromHost = netlifyHeaders(address);
+      // A host types a file with an extension itself; only extensionless files need the rule.
+      if (!fromHost['content-type']) delete fromServer['content-type'];
+      expect(fromHost, address).toEqual(fromServer);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(30);
+  });
+
+  test('the Node server\'s release has no _headers (it decides headers itself), and never serves one', async () => {
+    const service = sharedBuild();
+    expect(fs.existsSync(path.join(service.dist, 'client', '_headers'))).toBe(false);
+    const r = await fetch(`${service.base}/_headers`);
+    expect(r.status).toBe(404);
+    expect(await r.text()).not.toContain('Access-Control-Allow-Origin');
+  });
+
   test('addresses with no file get no header twice either (the JSON 404s of _redirects are sent there)', () => {
     for (const address of ['/api/v1/users/nobody', '/api/v1/users', '/api/nope', '/service-api/v1/creators', '/p/nobody', '/whatever', '/P/ALICE']) {
       expect(netlifyHeaders(address)['access-control-allow-origin'], address).toBe('*');

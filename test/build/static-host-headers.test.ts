@@ -1,11 +1,11 @@
 // The `_headers` file for static hosts: a host applying it (every matching rule, values of a header
-// set twice joined with a comma, as Netlify and Cloudflare Pages do) sends the headers our server sends.
+// set twice joined with a comma, as Netlify and Cloudflare Pages do) sends the headers our server
+// sends. A real static build's file against our running server: test/build/netlify-rules.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { staticHostHeaders } from '../../src/build/hosts/static-host-headers.ts';
 import { addressOf, isServedFile, staticFileHeaders } from '../../src/http/headers.ts';
-import { sharedBuild } from '../support/built-server.ts';
 
 /** The address the server serves a file at, or undefined for files only a host reads. */
 const urlPathOf = (file: string) => (isServedFile(file) ? addressOf(file) : undefined);
@@ -168,41 +168,5 @@ describe('headers that depend on a file\'s content', () => {
 
   test('an address with nothing of its own adds no rule', () => {
     expect(staticHostHeaders(FILES, { '/service-api/v1/creators': {} })).toBe(staticHostHeaders(FILES));
-  });
-});
-
-describe('after a build, a static host with _headers sends what our server sends', () => {
-  const service = sharedBuild();
-
-  // Per connection or per response, never from _headers; a host compresses by its own rules and says so itself
-  // (docs/deploying.md#compression).
-  const IGNORED = new Set(['etag', 'date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'content-encoding', 'vary']);
-
-  test('for every file of the build', async () => {
-    const client = path.join(service.dist, 'client');
-    const text = fs.readFileSync(path.join(client, '_headers'), 'utf8');
-    const files = fs.readdirSync(client, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
-      .map((e) => path.relative(client, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
-    let compared = 0;
-    for (const file of files) {
-      const address = urlPathOf(file);
-      if (!address) continue;
-      const r = await fetch(service.base + address);
-      expect(r.status, address).toBe(200);
-      const fromServer = Object.fromEntries([...r.headers].filter(([k]) => !IGNORED.has(k)));
-      const fromHost = hostHeaders(text, address);
-      // A host picks the content type from the extension itself; only extensionless files need the rule.
-      if (!fromHost['content-type']) delete fromServer['content-type'];
-      expect(fromHost, address).toEqual(fromServer);
-      compared++;
-    }
-    expect(compared).toBeGreaterThan(10);
-  });
-
-  test('our server does not serve the _headers file itself', async () => {
-    expect(fs.existsSync(path.join(service.dist, 'client', '_headers'))).toBe(true);
-    const r = await fetch(`${service.base}/_headers`);
-    expect(r.status).toBe(404);
-    expect(await r.text()).not.toContain('Access-Control-Allow-Origin');
   });
 });

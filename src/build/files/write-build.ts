@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CREATORS_PATH, USERS_PATH } from '../../api/handler.ts';
-import { prerenderedCreators, prerenderedUserBody, userData } from '../../api/prerendered.ts';
+import { prerenderedUserBody, userData } from '../../api/prerendered.ts';
 import { columnsOf } from '../../model/site-index.ts';
 import { handlerFiles } from '../derived.ts';
 import { answerOnlyHeaders, compressedBaseOf } from '../../http/headers.ts';
@@ -18,9 +18,8 @@ import { writeStaticHostRedirects } from '../hosts/static-host-redirects.ts';
 import type { UserFilesBatch } from './user-files-worker.ts';
 import { addStats, type CompressStats } from './compress.ts';
 import type { AnswerTimes } from '../reuse/answer-times.ts';
-import { releaseFiles, type Layers } from '../../release/layers.ts';
+import type { Layers } from '../../release/layers.ts';
 import type { PublicUser } from '../../schemas/api.ts';
-import type { CreatorRow } from '../../model/creators-list.ts';
 
 export interface WriteStats {
   userFiles: number;
@@ -121,8 +120,6 @@ export interface LayeredWrite {
   served: (file: string) => string | null;
   /** The served release's files of a layered folder. */
   servedFiles: (dir: string) => string[];
-  /** The folder of the releases, for the new release's whole file list. */
-  releasesDir: string;
 }
 
 /**
@@ -169,43 +166,32 @@ export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: st
   }
 
   fs.mkdirSync(layout.server, { recursive: true });
+  // What a host serving the files reads (hosts/): `_headers` for static hosts and Cloudflare's asset
+  // server, and for static hosts the rest. Never for the Node server, which decides every header
+  // itself: there `_headers` was a listing of every file of the release, remade at each edit that
+  // added one. Those releases are whole (layers are the Node server's), so these come last and
+  // cover every file of the build.
   if (target === 'static') writeStaticHostFiles(layout.client, index.builtAt);
-  // Last, so its rules cover every file of the build (of a layered one, those it reads from others too).
-  const files = layered ? releaseFiles(layered.releasesDir, layout.client, layered.layers) : undefined;
-  writeStaticHostHeaders(layout.client, creators ? { [CREATORS_PATH]: answerOnlyHeaders(CREATORS_PATH, creators.headers) } : {}, files);
-  if (target === 'static') writeStaticHostRedirects(layout.client, files);
+  if (target !== 'node') writeStaticHostHeaders(layout.client, creators ? { [CREATORS_PATH]: answerOnlyHeaders(CREATORS_PATH, creators.headers) } : {});
+  if (target === 'static') writeStaticHostRedirects(layout.client);
   // The answers, not their compressed siblings, which the user files' thread writes beside them.
   return { userFiles: layered ? index.users.length : fs.readdirSync(usersDir).filter((f) => compressedBaseOf(f) === undefined).length, mediaFiles };
 }
 
 /**
  * What an edit build (edit-path.ts) adds to the pages it rendered and the files it took from the
- * served release: the changed users' answers (from `usersStaging`), the creators list's first page
- * (its answer time kept when unchanged), the answer times, and `_headers` again when it would
- * differ from the served one's: when the release's files are not the served one's (`filesChanged`:
- * a preview added or gone), or the creators list's own rule is not (its Link header).
+ * served release: the changed users' answers (from `usersStaging`), the files made from the whole
+ * index (the creators list's first page with its answer time kept when unchanged), and the answer times.
  */
-export function writeEditFiles(outDir: string, index: SiteIndex, usersStaging: string, times: AnswerTimes, headers: {
-  filesChanged: boolean;
-  /** Every file of the release, as layers.ts lists them. */
-  files: () => string[];
-  /** The creators list of the served release. */
-  servedCreatorRows: CreatorRow[];
-}): void {
+export function writeEditFiles(outDir: string, index: SiteIndex, usersStaging: string, times: AnswerTimes): void {
   const layout = buildLayout(outDir);
   const usersDir = path.join(layout.client, ...USERS_PATH.split('/').filter(Boolean));
   fs.mkdirSync(path.dirname(usersDir), { recursive: true });
   fs.renameSync(usersStaging, usersDir);
   // The files made from the whole index, from the edit's columns (derived.ts): never copied from
   // the served release (render.ts renderEdit), so no sibling of theirs is there to drop.
-  const { files: wholeIndex, creators } = handlerFiles(columnsOf(index), 'node', (hash) => times.creators(hash));
-  writeFiles(layout.client, wholeIndex);
+  writeFiles(layout.client, handlerFiles(columnsOf(index), 'node', (hash) => times.creators(hash)).files);
   fs.mkdirSync(layout.server, { recursive: true });
-  const rule = answerOnlyHeaders(CREATORS_PATH, creators!.headers);
-  const servedRule = answerOnlyHeaders(CREATORS_PATH, prerenderedCreators({ ...index, creatorRows: headers.servedCreatorRows }).headers);
-  if (headers.filesChanged || JSON.stringify(rule) !== JSON.stringify(servedRule)) {
-    writeStaticHostHeaders(layout.client, { [CREATORS_PATH]: rule }, headers.files());
-  }
 }
 
 /** Writes `files` (paths under `dir`, with `/`), making their folders. */

@@ -105,9 +105,9 @@ export function staticHostHeaders(files: readonly string[], byAddress: Readonly<
   ].join('\n');
 }
 
-/** Writes `<clientDir>/_headers` for `files` (default: the files in it) and `byAddress`, as `staticHostHeaders`. */
-export function writeStaticHostHeaders(clientDir: string, byAddress: Readonly<Record<string, Headers>> = {}, files?: readonly string[]): void {
-  files ??= fs.readdirSync(clientDir, { recursive: true, withFileTypes: true })
+/** Writes `<clientDir>/_headers` for the files in it and `byAddress`, as `staticHostHeaders`. */
+export function writeStaticHostHeaders(clientDir: string, byAddress: Readonly<Record<string, Headers>> = {}): void {
+  const files = fs.readdirSync(clientDir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => path.relative(clientDir, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
   fs.writeFileSync(path.join(clientDir, HEADERS_FILE), staticHostHeaders(files, byAddress));

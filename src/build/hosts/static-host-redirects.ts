@@ -32,12 +32,8 @@ export function staticHostRedirects(has: (file: string) => boolean): string {
   ].join('\n');
 }
 
-/**
- * Writes `<clientDir>/_redirects` for a build holding `files` (default: the files in it), last in a
- * build, once every file it may name is there.
- */
-export function writeStaticHostRedirects(clientDir: string, files?: readonly string[]): void {
-  const listed = files && new Set(files);
-  const text = staticHostRedirects((file) => (listed ? listed.has(file) : fs.existsSync(path.join(clientDir, ...file.split('/')))));
+/** Writes `<clientDir>/_redirects` for the files in it: last in a build, once every file it may name is there. */
+export function writeStaticHostRedirects(clientDir: string): void {
+  const text = staticHostRedirects((file) => fs.existsSync(path.join(clientDir, ...file.split('/'))));
   fs.writeFileSync(path.join(clientDir, REDIRECTS_FILE), text);
 }

@@ -51,10 +51,8 @@ export interface EditPlan {
   kept: KeptIndex;
   /** The digests of the content files outside `profiles/` (the same bytes as the served release's). */
   digests: FileDigests;
-  /** Whether profiles were added or removed: the release's list of files changed (`_headers`), and the browse pages (derived.ts). */
+  /** Whether profiles were added or removed: the browse pages change (derived.ts). */
   namesChanged: boolean;
-  /** The served release's creators list. */
-  servedCreatorRows: CreatorRow[];
 }
 
 export interface EditInputs<M> {
@@ -268,7 +266,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   };
   return {
     index, changed, servedAt, servedNames: kept.names, removed: removed.map((j) => kept.names[j]!), stamps: changedStamps, kept: next, digests,
-    namesChanged, servedCreatorRows: rows.rows, meanwhile,
+    namesChanged, meanwhile,
   };
 }
 
