@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { buildLayout } from '../release/layout.ts';
-import { isLayered, listFiles } from '../release/layers.ts';
+import { LAYERED_DIRS, listFiles } from '../release/layers.ts';
 import { releasePath, servedRelease } from '../release/releases.ts';
 import { columnsOf } from '../model/site-index.ts';
 import { handOverSiteIndex, pagesRendered } from './astro/page-data.ts';
@@ -41,6 +41,8 @@ export async function openKeptRenderer(build: Build): Promise<PageRenderer | und
 export interface Rendered {
   /** What the render threads compressed as they wrote (compress.ts), for the build's figures. */
   compressed: CompressStats;
+  /** Whether every profile page has its compressed siblings (the kept renderer writes them), so the compress step need not look at them. */
+  pagesCompressed: boolean;
 }
 
 /** Renders the plan's pages into the new release (`release.fresh`), and links the unchanged ones from the served release. */
@@ -117,7 +119,8 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
       const { served } = release;
       await build.step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, (file) => path.join(served.at(`p/${file}`) ?? served.client, 'p', file), buildLayout(fresh).pages));
     }
-    return { compressed };
+    // Pages linked into a whole release come as an earlier build wrote them, siblings or not.
+    return { compressed, pagesCompressed: engine && keptRenderer !== undefined && (plan.reuse.length === 0 || release.layers !== undefined) };
   } catch (e) {
     await Promise.allSettled([rendering]);
     throw e;
@@ -164,9 +167,10 @@ async function renderEdit(build: Build, renderer: PageRenderer, outDir: string, 
   const to = buildLayout(outDir);
   const from = buildLayout(releasePath(build.o.distDir, servedRelease(build.o.distDir)!)).client;
   const made = new Set<string>();
-  for (const file of listFiles(from)) {
+  // The layered folders are not walked: the new release reads their files from where the served one does.
+  for (const file of listFiles(from, LAYERED_DIRS)) {
     // A remade file's compressed siblings go with it: the compress step makes them again.
-    if (isLayered(file) || isWholeIndexFile(file, !edit.namesChanged)) continue;
+    if (isWholeIndexFile(file, !edit.namesChanged)) continue;
     const dir = path.dirname(path.join(to.client, file));
     if (!made.has(dir)) fs.mkdirSync(dir, { recursive: true });
     made.add(dir);

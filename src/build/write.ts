@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { buildLayout } from '../release/layout.ts';
 import { writeReleaseInfo } from '../release/releases.ts';
+import { PAGES_DIR } from '../release/layers.ts';
 import type { PublicUser } from '../schemas/api.ts';
 import { exampleUser } from '../api/openapi.ts';
 import { OG_IMAGES_PATH, previewFileOf } from '../ui/og-image.ts';
@@ -16,7 +17,7 @@ import { addStats, compressRelease, describeStats, emptyStats, type CompressStat
 import { assetLimitProblem, uploadedAssetFiles } from './hosts/cloudflare-assets.ts';
 import { faultPoint } from './faults.ts';
 import { BuildRefused, type Build } from './pipeline.ts';
-import type { ContentRead, ReleasePlan } from './plan.ts';
+import { USERS_DIR, type ContentRead, type ReleasePlan } from './plan.ts';
 import type { Rendered } from './render.ts';
 
 /** The layered folder of previews, as layers.ts names files. */
@@ -113,7 +114,8 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
   let compressMs = 0;
   if (o.target !== 'cloudflare') {
     const t0 = performance.now();
-    compressStats = await build.step('Compressing', () => compressRelease(freshLayout.client));
+    // The user answers are compressed by their thread as it writes them (write-build.ts), and so are the pages by the kept renderer.
+    compressStats = await build.step('Compressing', () => compressRelease(freshLayout.client, [USERS_DIR, ...rendered.pagesCompressed ? [PAGES_DIR] : []]));
     addStats(compressStats, background.compressed);
     addStats(compressStats, rendered.compressed);
     compressMs = Math.round(performance.now() - t0);

@@ -3,6 +3,8 @@
 // files have compressed siblings and that no sibling is served at an address of its own; and the
 // answers of a runtime that compresses itself (Workers).
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { answer } from '../../src/api/handler.ts';
@@ -13,6 +15,7 @@ import {
 } from '../../src/http/headers.ts';
 import { runtimeEncoded } from '../../src/http/response.ts';
 import { request } from '../support/helpers.ts';
+import { sharedBuild } from '../support/built-server.ts';
 
 const names = (header: string | undefined) => acceptedEncodings(header).map((e) => e.name);
 
@@ -93,6 +96,28 @@ describe('which files have siblings', () => {
     const text = Buffer.from('<!doctype html>'.repeat(100));
     const [a, b] = [compressedSiblings(text), compressedSiblings(text)];
     for (const suffix of ['.br', '.gz']) expect(a.get(suffix)!.equals(b.get(suffix)!)).toBe(true);
+  });
+
+  // Whoever wrote them (the render threads, the user files' thread, the compress step, which skips
+  // the folders those compress themselves): every file of a build has exactly the siblings it should.
+  test('every file of a build has the siblings its bytes call for, and each is those bytes compressed', () => {
+    const client = path.join(sharedBuild().dist, 'client');
+    const files = fs.readdirSync(client, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
+      .map((e) => path.relative(client, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
+    const present = new Set(files);
+    let checked = 0;
+    for (const file of files.filter((f) => compressedBaseOf(f) === undefined)) {
+      const expected = isCompressible(file) ? compressedSiblings(fs.readFileSync(path.join(client, file))) : new Map<string, Buffer>();
+      for (const suffix of ['.br', '.gz']) {
+        expect(present.has(file + suffix), file + suffix).toBe(expected.has(suffix));
+        if (expected.has(suffix)) expect(fs.readFileSync(path.join(client, file + suffix)).equals(expected.get(suffix)!), file + suffix).toBe(true);
+      }
+      if (expected.size) checked++;
+    }
+    // The render threads', the user files' thread's and the compress step's (the home page, the API description).
+    for (const dir of ['p/', 'api/v1/users/']) expect(files.some((f) => f.startsWith(dir) && f.endsWith('.br')), dir).toBe(true);
+    for (const file of ['index.html.br', 'openapi.json.br']) expect(present.has(file), file).toBe(true);
+    expect(checked).toBeGreaterThan(15);
   });
 });
 

@@ -101,11 +101,12 @@ export interface CompressBatch {
 /**
  * Writes the compressed siblings of the files of `clientDir` (its own files, not those a layered
  * release reads from others) that are worth compressing and have none yet, in worker threads, one
- * per core. Returns what it compressed: a file whose siblings saved too little counts with its
- * own size for both.
+ * per core. `compressedAsWritten`: folders whose writers compressed every file (the user answers,
+ * the pages the kept renderer wrote), not even listed. Returns what it compressed: a file whose
+ * siblings saved too little counts with its own size for both.
  */
-export async function compressRelease(clientDir: string, threads = os.availableParallelism()): Promise<CompressStats> {
-  const files = listFiles(clientDir);
+export async function compressRelease(clientDir: string, compressedAsWritten: readonly string[] = [], threads = os.availableParallelism()): Promise<CompressStats> {
+  const files = listFiles(clientDir, compressedAsWritten);
   const present = new Set(files);
   const todo = files.filter((f) => isCompressible(f) && !ENCODINGS.some((e) => present.has(f + e.suffix)));
   const stats = emptyStats();
