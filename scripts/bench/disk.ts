@@ -50,5 +50,5 @@ export const add = (...us: Usage[]): Usage => ({ bytes: us.reduce((s, u) => s + 
 /** Null when `need` fits in what `dir`'s file system has free, else the sentence saying what is missing. */
 export function shortOf(need: Usage, dir: string, what: string, have = free(dir)): string | null {
   if (need.bytes <= have.bytes && need.inodes <= have.inodes) return null;
-  return `${what} needs about ${gb(need.bytes)} and ${millions(need.inodes)} inodes free on the disk of ${dir}; it has ${gb(have.bytes)} and ${millions(have.inodes)}`;
+  return `${what}: need about ${gb(need.bytes)} and ${millions(need.inodes)} inodes free on the disk of ${dir}; it has ${gb(have.bytes)} and ${millions(have.inodes)}`;
 }

@@ -72,7 +72,7 @@ const cli = parseCli({
   options: {
     sizes: { type: 'string', default: '1000,10000,20000,100000', value: '<n,n,...>', help: 'how many profiles to generate and build, in turn (default 1000,10000,20000,100000; not with --lookups-only)' },
     'lookups-only': { type: 'boolean', default: false, help: 'no build table: generate and build only --serve-size profiles, measure the lookups, rewrite only the lookups part of BENCHMARKS.md' },
-    'keep-build': { type: 'boolean', default: false, help: 'keep what this run generated and built in node_modules/.cache/bench (removed at the end by default); with --lookups-only: serve the build of that size an earlier --keep-build run left, without generating or building' },
+    'keep-build': { type: 'boolean', default: false, help: 'keep each size\'s content and build in node_modules/.cache/bench (removed by default, each as soon as it is not needed); with --lookups-only: serve the build of that size an earlier --keep-build run left, without generating or building' },
     repeat: { type: 'string', default: '3', value: '<n>', help: 'runs of floor, build and Hugo up to 20,000 profiles and at 100,000; medians reported (default 3)' },
     // Many short rounds rather than a few long ones: the ratio is the median of per-round ratios, and a
     // median of nine moves far less with this machine's neighbours than a median of three.
@@ -228,6 +228,8 @@ let releaseFixed: Usage = { bytes: 0, inodes: 0 };
 if (!(lookupsOnly && keepBuild)) {
   console.log(`\n== ${EQUAL_PROFILES.toLocaleString('en')} profiles: the disk each profile takes, and the build larger ones are compared with`);
   await generate(EQUAL_PROFILES, referenceContent);
+  // From an empty folder: over a kept one it would be a layered rebuild, holding almost nothing of its own.
+  fs.rmSync(path.dirname(referenceDist), { recursive: true, force: true });
   await run('building them', BUILD, buildEnv(referenceContent, referenceDist));
   const floorDir = output(`floor-${EQUAL_PROFILES}-reference`);
   await run('the floor', ['scripts/bench/build-floor.ts', referenceContent, floorDir]);
@@ -249,15 +251,17 @@ if (!(lookupsOnly && keepBuild)) {
     fs.rmSync(site, { recursive: true, force: true });
   }
   const show = (u: Usage) => `${(u.bytes / 1024).toFixed(1)} kB, ${u.inodes.toFixed(1)} inodes`;
-  console.log(`per profile: content ${show(perProfile.content)}; a release ${show(perProfile.release)} and ${gb(releaseFixed.bytes)}, ${millions(releaseFixed.inodes)} inodes besides; the floor ${show(perProfile.floor)}${hugo ? `; Hugo's site and output ${show(perProfile.hugo)}` : ''}`);
+  console.log(`per profile: content ${show(perProfile.content)}; a release ${show(perProfile.release)}, and ${(releaseFixed.bytes / 1e6).toFixed(0)} MB and ${millions(releaseFixed.inodes)} inodes besides; the floor ${show(perProfile.floor)}${hugo ? `; Hugo's site and output ${show(perProfile.hugo)}` : ''}`);
 }
 /**
- * What a size needs free at its fullest: its content, one full release (cold builds start from an
- * empty folder, and a rebuild of a few profiles writes a layered release of those only), the floor's
- * output and, when it runs, Hugo's site and output.
+ * What a size needs free at its fullest: its content, one full release or the floor's output,
+ * whichever is larger (each cold build and floor starts from an empty folder, the floor's removed
+ * after it, and a rebuild of a few profiles writes a layered release of those only) and, when it
+ * runs, Hugo's site and output.
  */
 const NOTHING: Usage = { bytes: 0, inodes: 0 };
-const diskNeed = (n: number, withHugo: boolean, ours = true) => add(ours ? releaseFixed : NOTHING, scaled(add(perProfile.content, ours ? add(perProfile.release, perProfile.floor) : NOTHING, withHugo ? perProfile.hugo : NOTHING), n));
+const larger = (a: Usage, b: Usage): Usage => ({ bytes: Math.max(a.bytes, b.bytes), inodes: Math.max(a.inodes, b.inodes) });
+const diskNeed = (n: number, withHugo: boolean, ours = true) => add(ours ? releaseFixed : NOTHING, scaled(add(perProfile.content, ours ? larger(perProfile.release, perProfile.floor) : NOTHING, withHugo ? perProfile.hugo : NOTHING), n));
 const diskCheck = (n: number, withHugo: boolean, what: string, ours = true) => {
   const short = shortOf(diskNeed(n, withHugo, ours), WORK, what);
   if (short) {
@@ -369,10 +373,12 @@ for (let q = 0; q < queue.length; q++) {
   const newCode = await run('cold build of new code', BUILD, { ...env, PROFILES_INCREMENTAL: '0', KEPT_RENDERER: '0' });
   console.log(`cold build of new code (astro build): ${newCode.seconds.toFixed(1)} s, ${peaks(newCode)}`);
   for (let i = 0; i < (n <= 20_000 || BUILD_TARGET.sizes.includes(n) ? repeat : 1); i++) {
+    // The output folder emptied before the floor runs, and the floor's removed after it: the disk never holds both (millions of files at 1,000,000).
+    emptyDist();
     flush();
     floors.push(await run('floor', ['scripts/bench/build-floor.ts', content, floorDir]));
+    fs.rmSync(floorDir, { recursive: true, force: true });
     // A cold build: every file parsed, every page rendered (no cache or earlier build read).
-    emptyDist();
     flush();
     colds.push(await run('cold build', BUILD, { ...env, PROFILES_INCREMENTAL: '0' }));
     // A fresh clone, as CI builds it: no kept renderer, no validation cache, an empty output folder.
@@ -386,7 +392,6 @@ for (let q = 0; q < queue.length; q++) {
     const f = freshes.at(-1)!;
     console.log(`floor ${floors.at(-1)!.seconds.toFixed(1)} s, build ${colds.at(-1)!.seconds.toFixed(1)} s, ${peaks(colds.at(-1)!)}, fresh clone ${f.seconds.toFixed(1)} s, ${peaks(f)}${h ? `, Hugo ${h.seconds.toFixed(1)} s, ${h.peakMb.toFixed(0)} MB` : ''}`);
   }
-  fs.rmSync(floorDir, { recursive: true, force: true });
   const floor = { seconds: median(floors.map((r) => r.seconds)), peakMb: median(floors.map((r) => r.peakMb)) };
   const cold = { seconds: median(colds.map((r) => r.seconds)), peakMb: Math.max(...colds.map((r) => r.peakMb)), treeMb: Math.max(...colds.map((r) => r.treeMb)) };
   const ratio = median(floors.map((f, i) => colds[i]!.seconds / f.seconds));
@@ -435,7 +440,7 @@ for (let q = 0; q < queue.length; q++) {
     + `${same ? `; ${comparisonLine(same, EQUAL_PROFILES, n)}` : ''}`);
   builds[n] = dist;
   // Only the served size's build and content stay for the lookups: the rest go now, not at the end.
-  if (n !== serveN) for (const d of [content, distDir]) fs.rmSync(d, { recursive: true, force: true });
+  if (n !== serveN && !keepBuild) for (const d of [content, distDir]) fs.rmSync(d, { recursive: true, force: true });
 }
 
 const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();

@@ -161,7 +161,7 @@ describe('disk (disk.ts)', () => {
     expect(need).toEqual({ bytes: 40_000_001_000, inodes: 7_000_002 });
     expect(shortOf(need, '/work', 'x', { bytes: 50e9, inodes: 8e6 })).toBeNull();
     expect(shortOf(need, '/work', '1,000,000 profiles', { bytes: 50e9, inodes: 6e6 }))
-      .toBe('1,000,000 profiles needs about 40.0 GB and 7.0 million inodes free on the disk of /work; it has 50.0 GB and 6.0 million');
+      .toBe('1,000,000 profiles: need about 40.0 GB and 7.0 million inodes free on the disk of /work; it has 50.0 GB and 6.0 million');
   });
 });
 
