@@ -27,11 +27,12 @@ export const hugoSkipped = (n: number, predictedMb: number, totalMb: number) =>
   `Hugo: not run at ${n.toLocaleString('en')}: predicted ${(predictedMb / 1024).toFixed(1)} GB of ${Math.round(totalMb / 1024)} GB`;
 
 /**
- * With a single size above the ladder's first rung: the Hugo-only sizes to measure first (the
- * first rung, the base of the predictions). After it, `nextHugoOnly` says whether another rung
- * below the size is worth running: the largest rung that fits, when the size itself does not.
+ * With a single size above the ladder's first rung: that rung, run first (a fresh clone of ours and
+ * Hugo), the base of Hugo's predictions and of the step table's ratios. After it, `nextHugoOnly`
+ * says whether another rung below the size is worth Hugo's run: the largest that fits, when the
+ * size itself does not.
  */
-export const firstHugoOnly = (sizes: readonly number[]): number[] => (sizes.length === 1 && sizes[0]! > HUGO_LADDER[0]! ? [HUGO_LADDER[0]!] : []);
+export const firstRung = (sizes: readonly number[]): number[] => (sizes.length === 1 && sizes[0]! > HUGO_LADDER[0]! ? [HUGO_LADDER[0]!] : []);
 
 export function nextHugoOnly(size: number, measured: readonly HugoPeak[], totalMb: number): number | undefined {
   if (hugoFits(measured, size, totalMb).fits) return undefined; // Hugo runs at the size itself

@@ -36,8 +36,9 @@
 // and 100,000 profiles. Hugo's memory grows linearly (3.8 GB at 100,000 profiles): before each size
 // its peak is predicted from the largest size it ran at, and a size predicted past 80% of this
 // machine's memory is skipped and said so (scripts/bench/hugo-fit.ts). With a single size above
-// 100,000, Hugo alone runs first at 100,000, then at 300,000 if the size itself is predicted not to
-// fit and 300,000 is: Hugo at the largest size that fits, up to the size asked.
+// 100,000, a fresh clone of ours and Hugo run once at 100,000 first (what the size's step times and
+// Hugo's prediction are compared with), then Hugo alone at 300,000 if the size itself is predicted
+// not to fit and 300,000 is: Hugo at the largest size that fits, up to the size asked.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -52,7 +53,7 @@ import { sampleTree } from './proc-tree.ts';
 import { medianSteps, parseSteps, stepTable } from './step-times.ts';
 import { add, gb, millions, scaled, shortOf, usage, type Usage } from './disk.ts';
 import { compareBuilds, comparisonLine, type Comparison } from './same-files.ts';
-import { firstHugoOnly, hugoFits, hugoSkipped, nextHugoOnly, type HugoPeak } from './hugo-fit.ts';
+import { firstRung, hugoFits, hugoSkipped, nextHugoOnly, type HugoPeak } from './hugo-fit.ts';
 
 const cli = parseCli({
   name: 'bench',
@@ -61,8 +62,9 @@ const cli = parseCli({
     + '\n'
     + 'Hugo (when `hugo` is on PATH) builds each size too, unless its peak, predicted by linear growth from the largest\n'
     + 'size it ran at, passes 80% of this machine\'s memory: the report then says "Hugo: not run at N: predicted X GB of Y GB".\n'
-    + 'With a single size above 100,000 (`--sizes 1000000`), Hugo runs alone at 100,000 first, then at the size if predicted\n'
-    + 'to fit, else at 300,000 if that is: Hugo at the largest size that fits, up to the size asked.\n'
+    + 'With a single size above 100,000 (`--sizes 1000000`), a fresh clone of ours and Hugo run once at 100,000 first (the\n'
+    + 'base of the step table\'s ratios and of Hugo\'s prediction), then Hugo at the size if predicted to fit, else alone at\n'
+    + '300,000 if that is: Hugo at the largest size that fits, up to the size asked.\n'
     + '\n'
     + 'Each size: the floor, cold and fresh-clone builds (peak memory of all their processes and of the main one; each\n'
     + 'step\'s time, in a table across sizes), rebuilds with nothing, one profile edited, one added and one removed, and\n'
@@ -288,7 +290,11 @@ const builds: Record<number, string> = {};
 const hugoPeaks: HugoPeak[] = [];
 // The size whose build the lookups serve: kept until then, every other size's removed after its row.
 const serveN = lookupsOnly ? serveSize : buildsOnly ? 0 : sizes.includes(serveSize) ? serveSize : sizes.at(-1)!;
-const queue: { n: number; ours: boolean }[] = [...(hugo ? firstHugoOnly(sizes) : []).map((n) => ({ n, ours: false })), ...sizes.map((n) => ({ n, ours: true }))];
+// `full`: every build of a size; `baseline`: with one size only, a fresh clone of ours and Hugo at
+// 100,000 first (their step times and Hugo's peak, to compare the size with); `hugo`: Hugo alone.
+const queue: { n: number; kind: 'full' | 'baseline' | 'hugo' }[] = [...firstRung(sizes).map((n) => ({ n, kind: 'baseline' as const })), ...sizes.map((n) => ({ n, kind: 'full' as const }))];
+/** The fresh clone's time at each size of ours, for the issue's "about 10x the 100,000 figure". */
+const freshSeconds: [number, number][] = [];
 
 /** Whether Hugo runs at `n`, and the report's line when it does not. */
 const hugoAt = (n: number) => {
@@ -327,24 +333,42 @@ async function edits(content: string, env: Record<string, string>) {
 }
 
 for (let q = 0; q < queue.length; q++) {
-  const { n, ours } = queue[q]!;
+  const { n, kind } = queue[q]!;
   const content = output(`content-${n}`);
   const hugoSite = output(`hugo-${n}`);
-  if (!ours) {
-    // Hugo alone at a size ours does not build in this run: the base of its prediction, or the largest size that fits.
-    if (!hugoAt(n)) continue;
-    console.log(`\n== ${n.toLocaleString('en')} profiles, Hugo only`);
-    diskCheck(n, true, `Hugo at ${n.toLocaleString('en')} profiles`, false);
+  if (kind !== 'full') {
+    // A size ours builds once or not at all in this run: the base of the comparisons, or the largest size Hugo fits.
+    const withHugo = hugoAt(n);
+    if (kind === 'hugo' && !withHugo) continue;
+    console.log(`\n== ${n.toLocaleString('en')} profiles, ${kind === 'hugo' ? 'Hugo only' : `a fresh clone of ours${withHugo ? ' and Hugo' : ''}, once`}`);
+    diskCheck(n, withHugo, `${n.toLocaleString('en')} profiles`, kind === 'baseline');
     await generate(n, content);
-    await run('making the Hugo site', [MKHUGO, content, hugoSite]);
-    flush();
-    const h = await runHugo(hugoSite);
-    console.log(`Hugo ${h.seconds.toFixed(1)} s, ${h.peakMb.toFixed(0)} MB`);
-    hugoPeaks.push({ n, peakMb: h.peakMb });
-    rows.push(`| ${n.toLocaleString('en')} (Hugo only) | – | – | – | – | – | ${h.seconds.toFixed(1)} s | ${h.peakMb.toFixed(0)} MB | – | – | – | – | – | – | – | – | – | – | – |`);
+    let fresh: Run | undefined;
+    const distDir = output(`dist-${n}`);
+    if (kind === 'baseline') {
+      fs.rmSync(rendererStore(ROOT), { recursive: true, force: true });
+      flush();
+      fresh = await run('fresh clone', BUILD, buildEnv(content, path.join(distDir, 'dist')));
+      console.log(`fresh clone ${fresh.seconds.toFixed(1)} s, ${peaks(fresh)}`);
+      fs.rmSync(distDir, { recursive: true, force: true });
+      stepsBySize.push([n, medianSteps([fresh.steps])]);
+      freshSeconds.push([n, fresh.seconds]);
+    }
+    let h: Awaited<ReturnType<typeof runHugo>> | undefined;
+    if (withHugo) {
+      await run('making the Hugo site', [MKHUGO, content, hugoSite]);
+      flush();
+      h = await runHugo(hugoSite);
+      console.log(`Hugo ${h.seconds.toFixed(1)} s, ${h.peakMb.toFixed(0)} MB`);
+      hugoPeaks.push({ n, peakMb: h.peakMb });
+    }
+    const hugoCells = h ? `${h.seconds.toFixed(1)} s | ${h.peakMb.toFixed(0)} MB | –` : '– | – | –';
+    const freshCells = fresh ? `${fresh.seconds.toFixed(1)} s | ${peaks(fresh)} | ${h ? `${(fresh.seconds / h.seconds).toFixed(2)}x` : '–'}` : '– | – | –';
+    rows.push(`| ${n.toLocaleString('en')} (${kind === 'hugo' ? 'Hugo only' : 'fresh clone once'}) | – | – | – | – | – | ${hugoCells} | ${freshCells} | – | – | – | – | – | – | – |`);
     for (const d of [content, hugoSite]) fs.rmSync(d, { recursive: true, force: true });
-    const next = nextHugoOnly(queue.find((s) => s.ours)?.n ?? n, hugoPeaks, totalMb);
-    if (sizes.length === 1 && next !== undefined && !queue.some((s) => s.n === next)) queue.splice(q + 1, 0, { n: next, ours: false });
+    const size = queue.find((s) => s.kind === 'full')?.n;
+    const next = hugo && size !== undefined ? nextHugoOnly(size, hugoPeaks, totalMb) : undefined;
+    if (next !== undefined && !queue.some((s) => s.n === next)) queue.splice(q + 1, 0, { n: next, kind: 'hugo' });
     continue;
   }
   const distDir = output(`dist-${n}`);
@@ -397,6 +421,8 @@ for (let q = 0; q < queue.length; q++) {
   const ratio = median(floors.map((f, i) => colds[i]!.seconds / f.seconds));
   const freshClone = { seconds: median(freshes.map((r) => r.seconds)), peakMb: Math.max(...freshes.map((r) => r.peakMb)), treeMb: Math.max(...freshes.map((r) => r.treeMb)) };
   stepsBySize.push([n, medianSteps(freshes.map((r) => r.steps))]);
+  const before = freshSeconds.at(-1);
+  freshSeconds.push([n, freshClone.seconds]);
   // Hugo's columns: its median time and highest peak, and the median of ours / Hugo's over the pairs.
   let hugoCells = '– | – | –';
   let freshVsHugo = '–';
@@ -436,6 +462,7 @@ for (let q = 0; q < queue.length; q++) {
   const memoryMet = freshClone.treeMb <= SCALE_TARGETS.treePeakMb;
   const editsMet = slowest <= SCALE_TARGETS.editServedS;
   scaleLines.push(`${n.toLocaleString('en')} profiles: a fresh clone's peak over all its processes ${(freshClone.treeMb / 1024).toFixed(1)} GB (at most ${SCALE_TARGETS.treePeakMb / 1024} GB: ${memoryMet ? 'met' : 'NOT met'}); `
+    + `${before ? `a fresh clone in ${freshClone.seconds.toFixed(1)} s, ${(freshClone.seconds / before[1]).toFixed(1)}x the ${before[0].toLocaleString('en')}-profile one's (${(n / before[0]).toFixed(1)}x is linear); ` : ''}`
     + `one profile edited, added, removed served after ${edited.map((r) => r.served.toFixed(1)).join(', ')} s (each within ${SCALE_TARGETS.editServedS} s: ${editsMet ? 'met' : 'NOT met'})`
     + `${same ? `; ${comparisonLine(same, EQUAL_PROFILES, n)}` : ''}`);
   builds[n] = dist;

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { medianSteps, parseSteps, stepKey, stepTable } from '../../scripts/bench/step-times.ts';
 import { processTree, sampleTree, statusKb, treeRssKb } from '../../scripts/bench/proc-tree.ts';
 import { add, scaled, shortOf, usage } from '../../scripts/bench/disk.ts';
-import { firstHugoOnly, hugoFits, hugoSkipped, nextHugoOnly, predictHugoMb } from '../../scripts/bench/hugo-fit.ts';
+import { firstRung, hugoFits, hugoSkipped, nextHugoOnly, predictHugoMb } from '../../scripts/bench/hugo-fit.ts';
 import { compareBuilds, comparisonLine, profileFiles } from '../../scripts/bench/same-files.ts';
 import { ROOT } from '../support/helpers.ts';
 
@@ -179,9 +179,9 @@ describe('where Hugo fits (hugo-fit.ts)', () => {
   });
 
   test('with one size, Hugo at 100,000 first, then at the largest of the size and 300,000 that fits', () => {
-    expect(firstHugoOnly([1_000_000])).toEqual([100_000]);
-    expect(firstHugoOnly([20_000])).toEqual([]);
-    expect(firstHugoOnly([100_000, 1_000_000])).toEqual([]);
+    expect(firstRung([1_000_000])).toEqual([100_000]);
+    expect(firstRung([20_000])).toEqual([]);
+    expect(firstRung([100_000, 1_000_000])).toEqual([]);
     expect(nextHugoOnly(1_000_000, at100k, total)).toBe(300_000);
     expect(nextHugoOnly(1_000_000, at100k, 64 * 1024)).toBeUndefined(); // 38 GB fits in 51: Hugo runs at the size
     expect(nextHugoOnly(1_000_000, at100k, 12 * 1024)).toBeUndefined(); // 11.4 GB does not fit in 9.6: 100,000 only
