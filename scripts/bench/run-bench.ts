@@ -346,7 +346,10 @@ for (let q = 0; q < queue.length; q++) {
     let fresh: Run | undefined;
     const distDir = output(`dist-${n}`);
     if (kind === 'baseline') {
+      // A fresh clone, as in the full sizes: no kept renderer, no validation cache, an empty output folder.
       fs.rmSync(rendererStore(ROOT), { recursive: true, force: true });
+      fs.rmSync(validationCacheFile(ROOT, content), { force: true });
+      fs.rmSync(distDir, { recursive: true, force: true });
       flush();
       fresh = await run('fresh clone', BUILD, buildEnv(content, path.join(distDir, 'dist')));
       console.log(`fresh clone ${fresh.seconds.toFixed(1)} s, ${peaks(fresh)}`);
