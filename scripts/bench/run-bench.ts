@@ -1,19 +1,27 @@
-// Usage: npm run bench [-- --sizes 1000,10000,20000,100000] [--repeat 3] [--serve-size 100000] [--rounds 9] [--duration 4] [--connections 50] [--builds-only] [--dry-run]
+// Usage: npm run bench [-- --sizes 1000,10000,20000,100000] [--repeat 3] [--serve-size 100000] [--rounds 9] [--duration 4] [--connections 50] [--builds-only] [--keep-build] [--dry-run]
 //        npm run bench -- --lookups-only [--keep-build] [--serve-size 100000] [--repeat 3] [--rounds 9] [--duration 4] [--connections 50] [--dry-run]
 //
 // The scale benchmark. For each size it generates synthetic content (scripts/bench/generate-profiles.ts),
 // then, in the same run: the floor (scripts/bench/build-floor.ts: parse each YAML, write JSON and a small
-// page), the real build from cold, a fresh clone's build (no caches at all, as CI builds), a rebuild with nothing changed, and a rebuild after editing one
-// profile (the validation cache and page reuse, src/build/reuse/page-reuse.ts). Then it serves one size and measures path, query and 404
+// page), the real build from cold, a fresh clone's build (no caches at all, as CI builds), a rebuild with nothing changed, and
+// rebuilds after editing, adding and removing one profile (the validation cache and page reuse,
+// src/build/reuse/page-reuse.ts). Each build's peak memory is its process tree's, sampled from /proc
+// (scripts/bench/proc-tree.ts), and the main process's; its steps' times (scripts/bench/step-times.ts) make a
+// table across sizes. The first 1,000 profiles of every size's build are compared byte for byte with a
+// 1,000-profile build (scripts/bench/same-files.ts). Then it serves one size and measures path, query and 404
 // lookups with autocannon against a bare node:http server holding the same bodies in memory
 // (scripts/bench/serve-bare.ts), the servers' start-up time, and their memory after start-up and after each route. Writes the tables to
-// BENCHMARKS.md unless --dry-run, and says in words whether the lookups meet their targets (LOOKUP_TARGETS).
+// BENCHMARKS.md unless --dry-run, and says in words whether the issues' targets are met (LOOKUP_TARGETS, SCALE_TARGETS).
+//
+// Before it starts, it measures the disk a 1,000-profile build takes per profile and stops at once
+// when the largest size would not fit (scripts/bench/disk.ts); at the end it removes what it built
+// and generated (millions of files at 1,000,000 profiles) unless --keep-build.
 //
 // --builds-only skips the lookups and rewrites only the `### Builds` part, keeping the lookups of the last run.
-// --lookups-only skips the build table: it generates and builds the --serve-size profiles once (a rebuild over this
-// benchmark's earlier build of that size when there is one), measures the lookups, and rewrites only the `### Lookups`
-// part of BENCHMARKS.md's Scale section, keeping the build table of the last full run. --keep-build serves that earlier
-// build as it is (the server's code may change between runs; the build's must not).
+// --lookups-only skips the build table: it generates and builds the --serve-size profiles once, measures the lookups, and
+// rewrites only the `### Lookups` part of BENCHMARKS.md's Scale section, keeping the build table of the last full run.
+// With it, --keep-build serves the build of that size an earlier `--keep-build` run left, as it is (the server's code may
+// change between runs; the build's must not).
 //
 // This machine's speed drifts by 2x from minute to minute (shared cores), so floor, build and Hugo
 // run in alternation --repeat times up to 20,000 profiles and at the sizes the Hugo target names
@@ -25,7 +33,12 @@
 // `hugo` is on PATH: ../shared/anchors/hugo/mkhugo.mjs turns each size's generated content into a Hugo
 // site (pages with our markup, a JSON file per profile), and `hugo` builds it from cold in alternation
 // with our cold build. The issue's target: ours at 1.0x of Hugo or less, with a lower peak, at 20,000
-// and 100,000 profiles.
+// and 100,000 profiles. Hugo's memory grows linearly (3.8 GB at 100,000 profiles): before each size
+// its peak is predicted from the largest size it ran at, and a size predicted past 80% of this
+// machine's memory is skipped and said so (scripts/bench/hugo-fit.ts). With a single size above
+// 100,000, a fresh clone of ours and Hugo run once at 100,000 first (what the size's step times and
+// Hugo's prediction are compared with), then Hugo alone at 300,000 if the size itself is predicted
+// not to fit and 300,000 is: Hugo at the largest size that fits, up to the size asked.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,15 +49,32 @@ import { numberOption, parseCli, step } from '../../src/cli.ts';
 import { releasesDir } from '../../src/release/releases.ts';
 import { rendererStore } from '../../src/build/astro/keep-renderer.ts';
 import { validationCacheFile } from '../../src/config.ts';
+import { sampleTree } from './proc-tree.ts';
+import { medianSteps, parseSteps, stepTable } from './step-times.ts';
+import { add, gb, millions, scaled, shortOf, usage, type Usage } from './disk.ts';
+import { compareBuilds, comparisonLine, type Comparison } from './same-files.ts';
+import { firstRung, hugoFits, hugoSkipped, nextHugoOnly, type HugoPeak } from './hugo-fit.ts';
 
 const cli = parseCli({
   name: 'bench',
-  usage: 'Usage: npm run bench [-- --sizes 1000,10000,20000,100000] [--repeat 3] [--serve-size 100000] [--rounds 9] [--duration 4] [--connections 50] [--builds-only] [--dry-run]\n'
-    + '       npm run bench -- --lookups-only [--keep-build] [--serve-size 100000] [--repeat 3] [--rounds 9] [--duration 4] [--connections 50] [--dry-run]',
+  usage: 'Usage: npm run bench [-- --sizes 1000,10000,20000,100000] [--repeat 3] [--serve-size 100000] [--rounds 9] [--duration 4] [--connections 50] [--builds-only] [--keep-build] [--dry-run]\n'
+    + '       npm run bench -- --lookups-only [--keep-build] [--serve-size 100000] [--repeat 3] [--rounds 9] [--duration 4] [--connections 50] [--dry-run]\n'
+    + '\n'
+    + 'Hugo (when `hugo` is on PATH) builds each size too, unless its peak, predicted by linear growth from the largest\n'
+    + 'size it ran at, passes 80% of this machine\'s memory: the report then says "Hugo: not run at N: predicted X GB of Y GB".\n'
+    + 'With a single size above 100,000 (`--sizes 1000000`), a fresh clone of ours and Hugo run once at 100,000 first (the\n'
+    + 'base of the step table\'s ratios and of Hugo\'s prediction), then Hugo at the size if predicted to fit, else alone at\n'
+    + '300,000 if that is: Hugo at the largest size that fits, up to the size asked.\n'
+    + '\n'
+    + 'Each size: the floor, cold and fresh-clone builds (peak memory of all their processes and of the main one; each\n'
+    + 'step\'s time, in a table across sizes), rebuilds with nothing, one profile edited, one added and one removed, and\n'
+    + 'the first 1,000 profiles\' files compared byte for byte with a 1,000-profile build. First, the disk a profile takes\n'
+    + 'is measured on that 1,000-profile build: a size that would not fit on the disk stops the run before it starts.\n'
+    + 'At the end, what the run generated and built in node_modules/.cache/bench is removed, unless --keep-build.',
   options: {
     sizes: { type: 'string', default: '1000,10000,20000,100000', value: '<n,n,...>', help: 'how many profiles to generate and build, in turn (default 1000,10000,20000,100000; not with --lookups-only)' },
     'lookups-only': { type: 'boolean', default: false, help: 'no build table: generate and build only --serve-size profiles, measure the lookups, rewrite only the lookups part of BENCHMARKS.md' },
-    'keep-build': { type: 'boolean', default: false, help: 'with --lookups-only: serve the build of that size an earlier run left, without generating or building' },
+    'keep-build': { type: 'boolean', default: false, help: 'keep each size\'s content and build in node_modules/.cache/bench (removed by default, each as soon as it is not needed); with --lookups-only: serve the build of that size an earlier --keep-build run left, without generating or building' },
     repeat: { type: 'string', default: '3', value: '<n>', help: 'runs of floor, build and Hugo up to 20,000 profiles and at 100,000; medians reported (default 3)' },
     // Many short rounds rather than a few long ones: the ratio is the median of per-round ratios, and a
     // median of nine moves far less with this machine's neighbours than a median of three.
@@ -59,22 +89,32 @@ const cli = parseCli({
 });
 const { values } = cli;
 const lookupsOnly = values['lookups-only'];
-if (values['keep-build'] && !lookupsOnly) cli.usageError('--keep-build goes with --lookups-only');
+const keepBuild = values['keep-build'];
 const buildsOnly = values['builds-only'];
 if (buildsOnly && lookupsOnly) cli.usageError('--builds-only and --lookups-only exclude each other');
 const serveSize = numberOption(cli, 'serve-size', values['serve-size'], { integer: true });
 const sizes = lookupsOnly ? [] : values.sizes.split(',').map((n) => numberOption(cli, 'sizes', n, { integer: true }));
+if (sizes.some((n, i) => i && n <= sizes[i - 1]!)) cli.usageError('--sizes must grow from each to the next');
 const repeat = numberOption(cli, 'repeat', values.repeat, { integer: true });
 const rounds = numberOption(cli, 'rounds', values.rounds, { integer: true });
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const duration = numberOption(cli, 'duration', values.duration);
 const connections = numberOption(cli, 'connections', values.connections, { integer: true });
 const WORK = path.join(ROOT, 'node_modules', '.cache', 'bench');
+fs.mkdirSync(WORK, { recursive: true });
 /** The issue's targets for lookups on our server, against the bare one in the same run. */
-const LOOKUP_TARGETS = { ratio: 0.9, extraRssMb: 100 };
+const LOOKUP_TARGETS = { ratio: 0.9, extraRssMb: 100, startMs: 1000 };
 const node = process.execPath;
 /** The issue's targets for cold builds against Hugo, in the same run. */
 const BUILD_TARGET = { ratio: 1.0, sizes: [20_000, 100_000] };
+/** Issue 31's targets at every size: a fresh clone's peak summed over its processes, and the time until an edit is served. */
+const SCALE_TARGETS = { treePeakMb: 8 * 1024, editServedS: 3 };
+/** The profiles of the small build every larger build's files are compared with (the generator's first profiles are the same at any size). */
+const EQUAL_PROFILES = 1000;
+const SITE_URL = 'https://profiles.example.net';
+// One build time for every build of the run, so two builds of the same profiles write the same bytes (2026-01-01).
+const SOURCE_DATE_EPOCH = '1767225600';
+const totalMb = os.totalmem() / 2 ** 20;
 // The Hugo site maker of ../shared/anchors (next to the project); without it or without `hugo`, no Hugo columns.
 const MKHUGO = path.join(ROOT, '..', 'shared', 'anchors', 'hugo', 'mkhugo.mjs');
 const hugoVersion = spawnSync('hugo', ['version'], { encoding: 'utf8' });
@@ -87,16 +127,38 @@ const buildScript = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'),
 const [buildCommand, ...BUILD] = buildScript.split(/\s+/);
 if (buildCommand !== 'node' || BUILD.at(-1) !== 'scripts/build-site.ts') throw new Error(`bench: unexpected build script: ${buildScript}`);
 
+// What this run generated and built, removed when it ends (even by a failure) unless --keep-build:
+// at 1,000,000 profiles several million files.
+const made = new Set<string>();
+const removeMade = () => {
+  if (keepBuild || !made.size) return;
+  console.log(`bench: removing what this run generated and built (${[...made].map((p) => path.relative(ROOT, p)).join(', ')}; --keep-build keeps it)`);
+  for (const p of made) fs.rmSync(p, { recursive: true, force: true });
+  made.clear();
+};
+process.once('exit', removeMade);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+/** A folder of this run's, removed at the end: `dist-N` for a build's link and its releases beside. */
+const output = (name: string) => {
+  const dir = path.join(WORK, name);
+  made.add(dir);
+  return dir;
+};
+
 /** Runs one of our scripts to its end, with a line every few seconds meanwhile (a 100,000-profile build takes minutes). */
 async function run(label: string, args: string[], env: Record<string, string> = {}) {
   const t0 = performance.now();
+  let peaks = { treeKb: 0, mainKb: 0, processes: 0 };
   const r = await step(label, () => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn(node, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env, BENCH_REPORT: '1' } });
+    // Every ~100 ms, the memory of the process and of all it started (scripts/bench/proc-tree.ts).
+    const sampler = sampleTree(child.pid!);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => { stdout += d; });
     child.stderr.on('data', (d: Buffer) => { stderr += d; });
-    child.once('error', reject);
+    child.once('error', (e) => { sampler.stop(); reject(e); });
+    child.once('exit', () => { peaks = sampler.stop(); });
     child.once('close', (status) => resolve({ status, stdout, stderr }));
   }));
   const wall = performance.now() - t0;
@@ -106,8 +168,15 @@ async function run(label: string, args: string[], env: Record<string, string> = 
   // A build's `servedMs`: from its start to the switch, the latency of an edit (what follows, deleting
   // pruned releases, runs without the lock). Without it (other scripts), the wall time.
   const served = report.servedMs === undefined ? wall / 1000 : report.servedMs / 1000;
-  return { seconds: wall / 1000, served, peakMb: report.maxRssKb / 1024, stdout: r.stdout };
+  // The main process's peak: its own exact figure when it prints one, else its VmHWM as last sampled.
+  const mainKb = Math.max(report.maxRssKb || 0, peaks.mainKb);
+  // The tree's sampled peak can miss the main process's last growth between two samples: never below it.
+  const treeKb = Math.max(peaks.treeKb, mainKb);
+  return { seconds: wall / 1000, served, peakMb: mainKb / 1024, treeMb: treeKb / 1024, processes: peaks.processes, steps: parseSteps(r.stdout), stdout: r.stdout };
 }
+type Run = Awaited<ReturnType<typeof run>>;
+/** A build's peaks for the report: all its processes added up, the main one's in brackets. */
+const peaks = (r: { treeMb: number; peakMb: number }) => `${r.treeMb.toFixed(0)} MB (${r.peakMb.toFixed(0)})`;
 
 /**
  * Writes every dirty page to disk before a timed run (`sync`), off the clock: otherwise a run pays
@@ -147,21 +216,177 @@ async function runHugo(site: string) {
   return { seconds: wall / 1000, peakMb: peak / 1024 };
 }
 
+const generate = (n: number, content: string) => run(`generating ${n.toLocaleString('en')} profiles`, ['scripts/bench/generate-profiles.ts', String(n), content]);
+const buildEnv = (content: string, dist: string) => ({ CONTENT_DIR: content, DIST_DIR: dist, SITE_URL, SOURCE_DATE_EPOCH });
+
+// ---------------------------------------------------------------------------------------------
+// Before anything long: the disk a profile takes, measured on EQUAL_PROFILES of them, which are
+// also the small build every larger one is compared with.
+
+const referenceContent = output(`content-${EQUAL_PROFILES}-reference`);
+const referenceDist = path.join(output(`dist-${EQUAL_PROFILES}-reference`), 'dist');
+const perProfile: Record<'content' | 'release' | 'floor' | 'hugo', Usage> = { content: { bytes: 0, inodes: 0 }, release: { bytes: 0, inodes: 0 }, floor: { bytes: 0, inodes: 0 }, hugo: { bytes: 0, inodes: 0 } };
+let releaseFixed: Usage = { bytes: 0, inodes: 0 };
+if (!(lookupsOnly && keepBuild)) {
+  console.log(`\n== ${EQUAL_PROFILES.toLocaleString('en')} profiles: the disk each profile takes, and the build larger ones are compared with`);
+  await generate(EQUAL_PROFILES, referenceContent);
+  // From an empty folder: over a kept one it would be a layered rebuild, holding almost nothing of its own.
+  fs.rmSync(path.dirname(referenceDist), { recursive: true, force: true });
+  await run('building them', BUILD, buildEnv(referenceContent, referenceDist));
+  const floorDir = output(`floor-${EQUAL_PROFILES}-reference`);
+  await run('the floor', ['scripts/bench/build-floor.ts', referenceContent, floorDir]);
+  const per = (u: Usage): Usage => ({ bytes: u.bytes / EQUAL_PROFILES, inodes: u.inodes / EQUAL_PROFILES });
+  perProfile.content = per(usage(referenceContent));
+  // A release's own part per profile is its pages and API answers; the rest (code, shared pages, previews by hue and initial) does not grow with the profiles.
+  const client = path.join(referenceDist, 'client');
+  const own = add(usage(path.join(client, 'p')), usage(path.join(client, 'api', 'v1', 'users')));
+  const whole = usage(releasesDir(referenceDist));
+  perProfile.release = per(own);
+  releaseFixed = { bytes: whole.bytes - own.bytes, inodes: whole.inodes - own.inodes };
+  perProfile.floor = per(usage(floorDir));
+  fs.rmSync(floorDir, { recursive: true, force: true });
+  if (hugo) {
+    const site = output(`hugo-${EQUAL_PROFILES}-reference`);
+    await run('making the Hugo site', [MKHUGO, referenceContent, site]);
+    await runHugo(site);
+    perProfile.hugo = per(usage(site)); // its site and its output
+    fs.rmSync(site, { recursive: true, force: true });
+  }
+  const show = (u: Usage) => `${(u.bytes / 1024).toFixed(1)} kB, ${u.inodes.toFixed(1)} inodes`;
+  console.log(`per profile: content ${show(perProfile.content)}; a release ${show(perProfile.release)}, and ${(releaseFixed.bytes / 1e6).toFixed(0)} MB and ${millions(releaseFixed.inodes)} inodes besides; the floor ${show(perProfile.floor)}${hugo ? `; Hugo's site and output ${show(perProfile.hugo)}` : ''}`);
+}
+/**
+ * What a size needs free at its fullest: its content, one full release or the floor's output,
+ * whichever is larger (each cold build and floor starts from an empty folder, the floor's removed
+ * after it, and a rebuild of a few profiles writes a layered release of those only) and, when it
+ * runs, Hugo's site and output.
+ */
+const NOTHING: Usage = { bytes: 0, inodes: 0 };
+const larger = (a: Usage, b: Usage): Usage => ({ bytes: Math.max(a.bytes, b.bytes), inodes: Math.max(a.inodes, b.inodes) });
+const diskNeed = (n: number, withHugo: boolean, ours = true) => add(ours ? releaseFixed : NOTHING, scaled(add(perProfile.content, ours ? larger(perProfile.release, perProfile.floor) : NOTHING, withHugo ? perProfile.hugo : NOTHING), n));
+const diskCheck = (n: number, withHugo: boolean, what: string, ours = true) => {
+  const short = shortOf(diskNeed(n, withHugo, ours), WORK, what);
+  if (short) {
+    console.error(`bench: ${short} (measured per profile on a ${EQUAL_PROFILES.toLocaleString('en')}-profile build). Free some, or run smaller --sizes.`);
+    process.exit(1);
+  }
+};
+const largest = lookupsOnly ? (keepBuild ? 0 : serveSize) : sizes.at(-1)!;
+if (largest) {
+  diskCheck(largest, false, `${largest.toLocaleString('en')} profiles`);
+  const need = diskNeed(largest, false);
+  console.log(`disk: ${largest.toLocaleString('en')} profiles need about ${gb(need.bytes)} and ${millions(need.inodes)} inodes (without Hugo's); free enough`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The builds, smallest size first; Hugo-only sizes among them (hugo-fit.ts).
+
 const rows: string[] = [];
 const targetLines: string[] = [];
+const scaleLines: string[] = [];
+const hugoLines: string[] = [];
+const stepsBySize: [number, Map<string, number>][] = [];
 const builds: Record<number, string> = {};
-for (const n of sizes) {
-  const content = path.join(WORK, `content-${n}`);
-  const dist = path.join(WORK, `dist-${n}`, 'dist');
-  console.log(`\n== ${n} profiles`);
-  await run(`generating ${n} profiles`, ['scripts/bench/generate-profiles.ts', String(n), content]);
-  const env = { CONTENT_DIR: content, DIST_DIR: dist, SITE_URL: 'https://profiles.example.net' };
-  const hugoSite = path.join(WORK, `hugo-${n}`);
-  if (hugo) await run('making the Hugo site', [MKHUGO, content, hugoSite]);
+const hugoPeaks: HugoPeak[] = [];
+// The size whose build the lookups serve: kept until then, every other size's removed after its row.
+const serveN = lookupsOnly ? serveSize : buildsOnly ? 0 : sizes.includes(serveSize) ? serveSize : sizes.at(-1)!;
+// `full`: every build of a size; `baseline`: with one size only, a fresh clone of ours and Hugo at
+// 100,000 first (their step times and Hugo's peak, to compare the size with); `hugo`: Hugo alone.
+const queue: { n: number; kind: 'full' | 'baseline' | 'hugo' }[] = [...firstRung(sizes).map((n) => ({ n, kind: 'baseline' as const })), ...sizes.map((n) => ({ n, kind: 'full' as const }))];
+/** The fresh clone's time at each size of ours, for the issue's "about 10x the 100,000 figure". */
+const freshSeconds: [number, number][] = [];
+
+/** Whether Hugo runs at `n`, and the report's line when it does not. */
+const hugoAt = (n: number) => {
+  if (!hugo) return false;
+  const { fits, predictedMb } = hugoFits(hugoPeaks, n, totalMb);
+  if (!fits) {
+    const line = hugoSkipped(n, predictedMb!, totalMb);
+    hugoLines.push(`${line} (linear from its ${Math.max(...hugoPeaks.map((r) => r.n)).toLocaleString('en')}-profile peak)`);
+    console.log(line);
+  }
+  return fits;
+};
+
+/** One profile edited, one added, one removed, each a rebuild of its own: each served after its build's `servedMs`. */
+async function edits(content: string, env: Record<string, string>) {
+  const profiles = path.join(content, 'profiles');
+  const edited = path.join(profiles, 'user000000.yaml');
+  fs.writeFileSync(edited, fs.readFileSync(edited, 'utf8').replace(/^displayName: .*$/m, 'displayName: "Edited for the benchmark"'));
+  flush();
+  const one = await run('rebuild, one profile edited', BUILD, env);
+  // A new name with no custom domain or avatar to clash with the generated ones.
+  fs.writeFileSync(path.join(profiles, 'bench-added.yaml'), 'displayName: "Added for the benchmark"\ncreatedAt: 2024-01-01T00:00:00Z\n');
+  flush();
+  const added = await run('rebuild, one profile added', BUILD, env);
+  // A profile no creator entry or view count names, so the content stays valid and warns of nothing.
+  const views = fs.readFileSync(path.join(content, 'stats', 'views.yaml'), 'utf8');
+  const gone = fs.readdirSync(profiles).map((f) => f.slice(0, -'.yaml'.length)).sort()
+    .find((name) => name !== 'user000000' && name !== 'bench-added' && !fs.existsSync(path.join(content, 'creators', `${name}.yaml`)) && !views.includes(`\n${name}:`))!;
+  fs.rmSync(path.join(profiles, `${gone}.yaml`));
+  flush();
+  const removed = await run(`rebuild, one profile removed (${gone})`, BUILD, env);
+  for (const [what, r] of [['edited', one], ['added', added], ['removed', removed]] as const) {
+    console.log(`rebuild, one profile ${what}: served after ${r.served.toFixed(1)} s, done in ${r.seconds.toFixed(1)} s, ${peaks(r)}`);
+  }
+  return { one, added, removed };
+}
+
+for (let q = 0; q < queue.length; q++) {
+  const { n, kind } = queue[q]!;
+  const content = output(`content-${n}`);
+  const hugoSite = output(`hugo-${n}`);
+  if (kind !== 'full') {
+    // A size ours builds once or not at all in this run: the base of the comparisons, or the largest size Hugo fits.
+    const withHugo = hugoAt(n);
+    if (kind === 'hugo' && !withHugo) continue;
+    console.log(`\n== ${n.toLocaleString('en')} profiles, ${kind === 'hugo' ? 'Hugo only' : `a fresh clone of ours${withHugo ? ' and Hugo' : ''}, once`}`);
+    diskCheck(n, withHugo, `${n.toLocaleString('en')} profiles`, kind === 'baseline');
+    await generate(n, content);
+    let fresh: Run | undefined;
+    const distDir = output(`dist-${n}`);
+    if (kind === 'baseline') {
+      // A fresh clone, as in the full sizes: no kept renderer, no validation cache, an empty output folder.
+      fs.rmSync(rendererStore(ROOT), { recursive: true, force: true });
+      fs.rmSync(validationCacheFile(ROOT, content), { force: true });
+      fs.rmSync(distDir, { recursive: true, force: true });
+      flush();
+      fresh = await run('fresh clone', BUILD, buildEnv(content, path.join(distDir, 'dist')));
+      console.log(`fresh clone ${fresh.seconds.toFixed(1)} s, ${peaks(fresh)}`);
+      fs.rmSync(distDir, { recursive: true, force: true });
+      stepsBySize.push([n, medianSteps([fresh.steps])]);
+      freshSeconds.push([n, fresh.seconds]);
+    }
+    let h: Awaited<ReturnType<typeof runHugo>> | undefined;
+    if (withHugo) {
+      await run('making the Hugo site', [MKHUGO, content, hugoSite]);
+      flush();
+      h = await runHugo(hugoSite);
+      console.log(`Hugo ${h.seconds.toFixed(1)} s, ${h.peakMb.toFixed(0)} MB`);
+      hugoPeaks.push({ n, peakMb: h.peakMb });
+    }
+    const hugoCells = h ? `${h.seconds.toFixed(1)} s | ${h.peakMb.toFixed(0)} MB | –` : '– | – | –';
+    const freshCells = fresh ? `${fresh.seconds.toFixed(1)} s | ${peaks(fresh)} | ${h ? `${(fresh.seconds / h.seconds).toFixed(2)}x` : '–'}` : '– | – | –';
+    rows.push(`| ${n.toLocaleString('en')} (${kind === 'hugo' ? 'Hugo only' : 'fresh clone once'}) | – | – | – | – | – | ${hugoCells} | ${freshCells} | – | – | – | – | – | – | – |`);
+    for (const d of [content, hugoSite]) fs.rmSync(d, { recursive: true, force: true });
+    const size = queue.find((s) => s.kind === 'full')?.n;
+    const next = hugo && size !== undefined ? nextHugoOnly(size, hugoPeaks, totalMb) : undefined;
+    if (next !== undefined && !queue.some((s) => s.n === next)) queue.splice(q + 1, 0, { n: next, kind: 'hugo' });
+    continue;
+  }
+  const distDir = output(`dist-${n}`);
+  const dist = path.join(distDir, 'dist');
+  const floorDir = output(`floor-${n}`);
+  console.log(`\n== ${n.toLocaleString('en')} profiles`);
+  const withHugo = hugoAt(n);
+  diskCheck(n, withHugo, `${n.toLocaleString('en')} profiles${withHugo ? ' with Hugo' : ''}`);
+  await generate(n, content);
+  const env = buildEnv(content, dist);
+  if (withHugo) await run('making the Hugo site', [MKHUGO, content, hugoSite]);
   // Floor, cold build and Hugo in alternation, so all see the same machine; medians of the runs.
-  const floors: Awaited<ReturnType<typeof run>>[] = [];
-  const colds: Awaited<ReturnType<typeof run>>[] = [];
-  const freshes: Awaited<ReturnType<typeof run>>[] = [];
+  const floors: Run[] = [];
+  const colds: Run[] = [];
+  const freshes: Run[] = [];
   const hugos: Awaited<ReturnType<typeof runHugo>>[] = [];
   // The first build of new code: \`astro build\` compiles the site (Vite), then renders and keeps
   // what it compiled. The cold builds below render with that kept code, as every build does until
@@ -173,12 +398,14 @@ for (const n of sizes) {
   emptyDist();
   flush();
   const newCode = await run('cold build of new code', BUILD, { ...env, PROFILES_INCREMENTAL: '0', KEPT_RENDERER: '0' });
-  console.log(`cold build of new code (astro build): ${newCode.seconds.toFixed(1)} s, ${newCode.peakMb.toFixed(0)} MB`);
+  console.log(`cold build of new code (astro build): ${newCode.seconds.toFixed(1)} s, ${peaks(newCode)}`);
   for (let i = 0; i < (n <= 20_000 || BUILD_TARGET.sizes.includes(n) ? repeat : 1); i++) {
-    flush();
-    floors.push(await run('floor', ['scripts/bench/build-floor.ts', content, path.join(WORK, `floor-${n}`)]));
-    // A cold build: every file parsed, every page rendered (no cache or earlier build read).
+    // The output folder emptied before the floor runs, and the floor's removed after it: the disk never holds both (millions of files at 1,000,000).
     emptyDist();
+    flush();
+    floors.push(await run('floor', ['scripts/bench/build-floor.ts', content, floorDir]));
+    fs.rmSync(floorDir, { recursive: true, force: true });
+    // A cold build: every file parsed, every page rendered (no cache or earlier build read).
     flush();
     colds.push(await run('cold build', BUILD, { ...env, PROFILES_INCREMENTAL: '0' }));
     // A fresh clone, as CI builds it: no kept renderer, no validation cache, an empty output folder.
@@ -187,21 +414,25 @@ for (const n of sizes) {
     emptyDist();
     flush();
     freshes.push(await run('fresh clone', BUILD, env));
-    if (hugo) { flush(); hugos.push(await runHugo(hugoSite)); }
+    if (withHugo) { flush(); hugos.push(await runHugo(hugoSite)); }
     const h = hugos.at(-1);
     const f = freshes.at(-1)!;
-    console.log(`floor ${floors.at(-1)!.seconds.toFixed(1)} s, build ${colds.at(-1)!.seconds.toFixed(1)} s, ${colds.at(-1)!.peakMb.toFixed(0)} MB, fresh clone ${f.seconds.toFixed(1)} s, ${f.peakMb.toFixed(0)} MB${h ? `, Hugo ${h.seconds.toFixed(1)} s, ${h.peakMb.toFixed(0)} MB` : ''}`);
+    console.log(`floor ${floors.at(-1)!.seconds.toFixed(1)} s, build ${colds.at(-1)!.seconds.toFixed(1)} s, ${peaks(colds.at(-1)!)}, fresh clone ${f.seconds.toFixed(1)} s, ${peaks(f)}${h ? `, Hugo ${h.seconds.toFixed(1)} s, ${h.peakMb.toFixed(0)} MB` : ''}`);
   }
   const floor = { seconds: median(floors.map((r) => r.seconds)), peakMb: median(floors.map((r) => r.peakMb)) };
-  const cold = { seconds: median(colds.map((r) => r.seconds)), peakMb: Math.max(...colds.map((r) => r.peakMb)) };
+  const cold = { seconds: median(colds.map((r) => r.seconds)), peakMb: Math.max(...colds.map((r) => r.peakMb)), treeMb: Math.max(...colds.map((r) => r.treeMb)) };
   const ratio = median(floors.map((f, i) => colds[i]!.seconds / f.seconds));
-  const freshClone = { seconds: median(freshes.map((r) => r.seconds)), peakMb: Math.max(...freshes.map((r) => r.peakMb)) };
+  const freshClone = { seconds: median(freshes.map((r) => r.seconds)), peakMb: Math.max(...freshes.map((r) => r.peakMb)), treeMb: Math.max(...freshes.map((r) => r.treeMb)) };
+  stepsBySize.push([n, medianSteps(freshes.map((r) => r.steps))]);
+  const before = freshSeconds.at(-1);
+  freshSeconds.push([n, freshClone.seconds]);
   // Hugo's columns: its median time and highest peak, and the median of ours / Hugo's over the pairs.
   let hugoCells = '– | – | –';
   let freshVsHugo = '–';
   if (hugos.length) {
     const hugoSeconds = median(hugos.map((r) => r.seconds));
     const hugoPeak = Math.max(...hugos.map((r) => r.peakMb));
+    hugoPeaks.push({ n, peakMb: hugoPeak });
     const vsHugo = median(hugos.map((h, i) => colds[i]!.seconds / h.seconds));
     hugoCells = `${hugoSeconds.toFixed(1)} s | ${hugoPeak.toFixed(0)} MB | ${vsHugo.toFixed(2)}x`;
     // The target is a fresh clone's: what CI and a new contributor pay.
@@ -211,19 +442,35 @@ for (const n of sizes) {
       const met = freshRatio <= BUILD_TARGET.ratio && freshClone.peakMb < hugoPeak;
       targetLines.push(`${n.toLocaleString('en')} profiles, fresh clone: ${freshRatio.toFixed(2)}x of Hugo's time (${freshRatio <= BUILD_TARGET.ratio ? 'met' : 'NOT met'}; pairs ${hugos.map((h, i) => `${(freshes[i]!.seconds / h.seconds).toFixed(2)}x`).join(', ')}), peak ${freshClone.peakMb.toFixed(0)} MB vs Hugo's ${hugoPeak.toFixed(0)} MB (${freshClone.peakMb < hugoPeak ? 'met' : 'NOT met'}): target ${met ? 'met' : 'NOT met'}`);
     }
-    fs.rmSync(path.join(hugoSite, 'public'), { recursive: true, force: true });
+  }
+  fs.rmSync(hugoSite, { recursive: true, force: true });
+  // The served release is now the last fresh clone's: its first profiles against the small build's, before any edit.
+  let same: Comparison | undefined;
+  if (n > EQUAL_PROFILES && fs.existsSync(referenceDist)) {
+    const names = Array.from({ length: EQUAL_PROFILES }, (_, i) => `user${String(i).padStart(6, '0')}`);
+    same = await step(`comparing the first ${EQUAL_PROFILES.toLocaleString('en')} profiles' files with the ${EQUAL_PROFILES.toLocaleString('en')}-profile build`, async () => compareBuilds(referenceDist, dist, names));
+    console.log(comparisonLine(same, EQUAL_PROFILES, n));
   }
   flush();
   const again = await run('rebuild, nothing changed', BUILD, env);
   console.log(`rebuild, nothing changed: served after ${again.served.toFixed(1)} s, done in ${again.seconds.toFixed(1)} s`);
-  const edited = path.join(content, 'profiles', 'user000000.yaml');
-  fs.writeFileSync(edited, fs.readFileSync(edited, 'utf8').replace(/^displayName: .*$/m, 'displayName: "Edited for the benchmark"'));
-  flush();
-  const one = await run('rebuild, one profile edited', BUILD, env);
-  console.log(`rebuild, one profile edited: served after ${one.served.toFixed(1)} s, done in ${one.seconds.toFixed(1)} s`);
-  rows.push(`| ${n.toLocaleString('en')} | ${floor.seconds.toFixed(1)} s | ${floor.peakMb.toFixed(0)} MB | ${cold.seconds.toFixed(1)} s | ${cold.peakMb.toFixed(0)} MB | ${ratio.toFixed(1)}x | ${hugoCells} | ${freshClone.seconds.toFixed(1)} s | ${freshClone.peakMb.toFixed(0)} MB | ${freshVsHugo} | ${newCode.seconds.toFixed(1)} s, ${newCode.peakMb.toFixed(0)} MB | ${again.served.toFixed(1)} s (${again.seconds.toFixed(1)} s) | ${one.served.toFixed(1)} s (${one.seconds.toFixed(1)} s) | ${one.peakMb.toFixed(0)} MB |`);
+  const e = await edits(content, env);
+  const edited = [e.one, e.added, e.removed];
+  const servedCell = (r: Run) => `${r.served.toFixed(1)} s (${r.seconds.toFixed(1)} s)`;
+  const editPeak = edited.reduce((a, r) => (r.treeMb > a.treeMb ? r : a));
+  const sameCell = same ? (same.missing.length || same.different.length ? `NOT equal: ${same.different.length + same.missing.length} of ${same.files.toLocaleString('en')} files` : `${same.files.toLocaleString('en')} files equal`) : '–';
+  rows.push(`| ${n.toLocaleString('en')} | ${floor.seconds.toFixed(1)} s | ${floor.peakMb.toFixed(0)} MB | ${cold.seconds.toFixed(1)} s | ${peaks(cold)} | ${ratio.toFixed(1)}x | ${hugoCells} | ${freshClone.seconds.toFixed(1)} s | ${peaks(freshClone)} | ${freshVsHugo} | ${newCode.seconds.toFixed(1)} s, ${peaks(newCode)} | ${servedCell(again)} | ${servedCell(e.one)} | ${servedCell(e.added)} | ${servedCell(e.removed)} | ${peaks(editPeak)} | ${sameCell} |`);
+  // Issue 31's targets, judged at every size (they are set at 1,000,000 profiles).
+  const slowest = Math.max(...edited.map((r) => r.served));
+  const memoryMet = freshClone.treeMb <= SCALE_TARGETS.treePeakMb;
+  const editsMet = slowest <= SCALE_TARGETS.editServedS;
+  scaleLines.push(`${n.toLocaleString('en')} profiles: a fresh clone's peak over all its processes ${(freshClone.treeMb / 1024).toFixed(1)} GB (at most ${SCALE_TARGETS.treePeakMb / 1024} GB: ${memoryMet ? 'met' : 'NOT met'}); `
+    + `${before ? `a fresh clone in ${freshClone.seconds.toFixed(1)} s, ${(freshClone.seconds / before[1]).toFixed(1)}x the ${before[0].toLocaleString('en')}-profile one's (${(n / before[0]).toFixed(1)}x is linear); ` : ''}`
+    + `one profile edited, added, removed served after ${edited.map((r) => r.served.toFixed(1)).join(', ')} s (each within ${SCALE_TARGETS.editServedS} s: ${editsMet ? 'met' : 'NOT met'})`
+    + `${same ? `; ${comparisonLine(same, EQUAL_PROFILES, n)}` : ''}`);
   builds[n] = dist;
-  fs.rmSync(path.join(WORK, `floor-${n}`), { recursive: true, force: true });
+  // Only the served size's build and content stay for the lookups: the rest go now, not at the end.
+  if (n !== serveN && !keepBuild) for (const d of [content, distDir]) fs.rmSync(d, { recursive: true, force: true });
 }
 
 const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
@@ -231,15 +478,22 @@ const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const machine = `${new Date().toISOString().slice(0, 10)}, commit ${commit}, ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 const SECTION = '## Scale (npm run bench)';
 const LOOKUPS = '### Lookups';
+const perProfileLine = perProfile.release.inodes
+  ? `Disk per profile, measured on a ${EQUAL_PROFILES.toLocaleString('en')}-profile build (all of the content's, the floor's and Hugo's counted as per profile): content ${(perProfile.content.bytes / 1024).toFixed(1)} kB and ${perProfile.content.inodes.toFixed(1)} inodes, a release ${(perProfile.release.bytes / 1024).toFixed(1)} kB and ${perProfile.release.inodes.toFixed(1)} inodes (its pages and API answers; ${(releaseFixed.bytes / 1e6).toFixed(0)} MB and ${millions(releaseFixed.inodes)} inodes besides), the floor's output ${(perProfile.floor.bytes / 1024).toFixed(1)} kB and ${perProfile.floor.inodes.toFixed(1)} inodes${hugo ? `, Hugo's site and output ${(perProfile.hugo.bytes / 1024).toFixed(1)} kB and ${perProfile.hugo.inodes.toFixed(1)} inodes` : ''}.\n`
+  : '';
 const buildPart = `### Builds
 
 ${machine}.
-Build times are wall time of the whole command (\`npm run build\`'s node flags), each timed run (ours, Hugo's, the floor's) started after \`sync\`, so that none pays for the writeback of the one before; peak memory is the maximum RSS of the build process (Astro and the render threads run in it). Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered) into an empty output folder (as Hugo's and the floor's, emptied before the clock starts), with the code the first build of this code kept (src/build/astro/page-renderer.ts); fresh clone: no kept renderer, no validation cache, an empty output folder, as CI builds (\`astro build\` compiles, then its kept code renders the profile pages in threads); "new code": the first cold build after a change of code (\`KEPT_RENDERER=0\`, the validation cache ignored); rebuilds: the validation cache and unchanged pages reused (a layered release with the kept renderer when few changed), timed until the new release is served (the build's \`servedMs\`: the latency of an edit), the whole command in brackets. ${hugo ? `Hugo ${hugo}: \`hugo --quiet -s SITE\` on the same profiles (../shared/anchors/hugo/mkhugo.mjs, not timed), from cold, in alternation with our cold build; its peak is its RSS high-water mark (VmHWM).` : 'No Hugo in this run (`hugo` not on PATH, or ../shared/anchors missing).'}
-
-| profiles | floor | floor peak | build | build peak | build / floor (median of pairs) | Hugo | Hugo peak | build / Hugo (median of pairs) | fresh clone | its peak | fresh clone / Hugo (median of pairs) | cold build of new code, peak | rebuild, no change: served (done) | rebuild, one edited: served (done) | its peak |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+Build times are wall time of the whole command (\`npm run build\`'s node flags), each timed run (ours, Hugo's, the floor's) started after \`sync\`, so that none pays for the writeback of the one before; every build has SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH}. A build's peak memory is the RSS of all its processes added up, sampled from /proc every 100 ms (scripts/bench/proc-tree.ts; each process once, threads are in their process's RSS), and in brackets the build process's own maximum RSS (Astro and the render threads run in it). Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered) into an empty output folder (as Hugo's and the floor's, emptied before the clock starts), with the code the first build of this code kept (src/build/astro/page-renderer.ts); fresh clone: no kept renderer, no validation cache, an empty output folder, as CI builds (\`astro build\` compiles, then its kept code renders the profile pages in threads); "new code": the first cold build after a change of code (\`KEPT_RENDERER=0\`, the validation cache ignored); rebuilds: the validation cache and unchanged pages reused (a layered release with the kept renderer when few changed), timed until the new release is served (the build's \`servedMs\`: the latency of an edit), the whole command in brackets; one profile edited (user000000's display name), then one added, then one removed, each its own rebuild. The last column compares, byte for byte, the files of the first ${EQUAL_PROFILES.toLocaleString('en')} profiles (page and API answer with their .br and .gz, and every image under media/) in the fresh clone's release with a ${EQUAL_PROFILES.toLocaleString('en')}-profile build of the same generator (its first profiles are the same at any size). ${hugo ? `Hugo ${hugo}: \`hugo --quiet -s SITE\` on the same profiles (../shared/anchors/hugo/mkhugo.mjs, not timed), from cold, in alternation with our cold build; its peak is its RSS high-water mark (VmHWM). Before each size its peak is predicted by linear growth from the largest size it ran at, and it runs only where that is within 80% of this machine's memory.` : 'No Hugo in this run (`hugo` not on PATH, or ../shared/anchors missing).'}
+${perProfileLine}
+| profiles | floor | floor peak | build | build peak: all processes (main) | build / floor (median of pairs) | Hugo | Hugo peak | build / Hugo (median of pairs) | fresh clone | its peak: all processes (main) | fresh clone / Hugo (median of pairs) | cold build of new code, peak | rebuild, no change: served (done) | one edited: served (done) | one added: served (done) | one removed: served (done) | edits' highest peak | first ${EQUAL_PROFILES.toLocaleString('en')} profiles' files vs a ${EQUAL_PROFILES.toLocaleString('en')}-profile build |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
-${targetLines.length ? `\nTarget (fresh clones at ${BUILD_TARGET.ratio}x of Hugo or less, peak below Hugo's): ${targetLines.join('; ')}.\n` : ''}`;
+${hugoLines.length ? `\n${hugoLines.join('. ')}.\n` : ''}${targetLines.length ? `\nTarget (fresh clones at ${BUILD_TARGET.ratio}x of Hugo or less, peak below Hugo's): ${targetLines.join('; ')}.\n` : ''}${scaleLines.length ? `\nIssue 31's targets (set at 1,000,000 profiles): ${scaleLines.join('. ')}.\n` : ''}${stepsBySize.length ? `
+Each step of a fresh clone's build (the times it prints; the median of its runs), and its time per profile against the size before's: 1.00x is linear, a step worse than linear shows above 1 at every size.
+
+${stepTable(stepsBySize)}
+` : ''}`;
 
 if (buildsOnly) {
   // The builds part only: the lookups part of the last run stays as it was.
@@ -309,18 +563,20 @@ async function load(server: { base: string; child: { pid?: number } }, pathFor: 
 }
 
 if (lookupsOnly) {
-  const content = path.join(WORK, `content-${serveSize}`);
-  const dist = path.join(WORK, `dist-${serveSize}`, 'dist');
-  console.log(`\n== lookups only, ${serveSize} profiles`);
-  if (values['keep-build']) {
-    if (!fs.existsSync(path.join(dist, 'client'))) cli.usageError(`--keep-build: there is no earlier build of ${serveSize} profiles in ${path.relative(ROOT, dist)}`);
+  console.log(`\n== lookups only, ${serveSize.toLocaleString('en')} profiles`);
+  if (keepBuild) {
+    // An earlier --keep-build run's, served as it is and kept.
+    const dist = path.join(WORK, `dist-${serveSize}`, 'dist');
+    if (!fs.existsSync(path.join(dist, 'client'))) cli.usageError(`--keep-build: there is no earlier build of ${serveSize} profiles in ${path.relative(ROOT, dist)} (run with --keep-build to leave one)`);
+    builds[serveSize] = dist;
   } else {
-    await run(`generating ${serveSize} profiles`, ['scripts/bench/generate-profiles.ts', String(serveSize), content]);
-    // Generated anew the same (seed 1), so over an earlier build this is a rebuild: cached validation, reused pages.
-    const built = await run('building', BUILD, { CONTENT_DIR: content, DIST_DIR: dist, SITE_URL: 'https://profiles.example.net' });
-    console.log(`built in ${built.seconds.toFixed(1)} s, ${built.peakMb.toFixed(0)} MB`);
+    const content = output(`content-${serveSize}`);
+    const dist = path.join(output(`dist-${serveSize}`), 'dist');
+    await generate(serveSize, content);
+    const built = await run('building', BUILD, buildEnv(content, dist));
+    console.log(`built in ${built.seconds.toFixed(1)} s, ${peaks(built)}`);
+    builds[serveSize] = dist;
   }
-  builds[serveSize] = dist;
 }
 const serveDist = builds[serveSize] ?? builds[sizes.at(-1)!]!;
 const servedCount = Number(Object.entries(builds).find(([, d]) => d === serveDist)![0]);
@@ -430,12 +686,13 @@ const speedVerdict = judged(ratios);
 const cpuVerdict = judged(cpuRatios);
 const memoryMet = peak.ours <= peak.bare + LOOKUP_TARGETS.extraRssMb;
 const names404 = unknown - unknownBefore404;
-const verdict = `Targets: each route at ${LOOKUP_TARGETS.ratio}x of bare or more, and our RSS at most bare's + ${LOOKUP_TARGETS.extraRssMb} MB. `
+const verdict = `Targets: each route at ${LOOKUP_TARGETS.ratio}x of bare or more, our RSS at most bare's + ${LOOKUP_TARGETS.extraRssMb} MB, and our start-up under ${LOOKUP_TARGETS.startMs / 1000} s. `
   + `Ours / bare by requests per second: ${speedVerdict}; by server CPU per answer: ${cpuVerdict}. `
   + `The contract's headers alone take the bare server to ${routes.map(([name]) => `${headerCost[name]!.toFixed(2)}x`).join(', ')} of itself by CPU per answer; `
   + `against the bare server sending them (the same answers, headers and all), ours by requests per second: ${judged(ratiosH)}; by CPU per answer: ${judged(cpuRatiosH)}. RSS at its highest: ours ${peak.ours.toFixed(0)} MB vs bare ${peak.bare.toFixed(0)} MB, `
   + `${memoryMet ? 'within' : 'OVER'} bare + ${LOOKUP_TARGETS.extraRssMb} MB`
-  + `${servedCount === 100_000 ? '' : ` (the memory target is set at 100,000 profiles; this build has ${servedCount.toLocaleString('en')})`}. `
+  + `${[100_000, 1_000_000].includes(servedCount) ? '' : ` (the memory target is set at 100,000 and 1,000,000 profiles; this build has ${servedCount.toLocaleString('en')})`}. `
+  + `Start-up until listening: ours ${(ours.startMs / 1000).toFixed(2)} s (under ${LOOKUP_TARGETS.startMs / 1000} s: ${ours.startMs < LOOKUP_TARGETS.startMs ? 'met' : 'NOT met'}). `
   + `The 404 route sent ${names404.toLocaleString('en')} distinct unknown names: ours ${(rss.ours.at(-1)! - rss.ours.at(-2)!).toFixed(0)} MB over them.`;
 
 const lookupPart = `${LOOKUPS}
