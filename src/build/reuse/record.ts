@@ -2,18 +2,17 @@
 // username order, its page key and input key (page-reuse.ts), its answer's hash and time
 // (answer-times.ts), and the columns an edit build starts from (kept-index.ts), names once; then
 // per content file outside `profiles/`, its digest and proving stamp (src/content/file-digests.ts).
-// Written and read in lines of at most ROWS_PER_LINE profiles, so no string or object holds every
-// profile's row at once: at 1,000,000 profiles one JSON text of the record would pass V8's limit on
-// a string's length.
+// Written and read in lines of at most ROWS_PER_LINE profiles (src/config.ts), so no string or
+// object holds every profile's row at once: at 1,000,000 profiles one JSON text of the record would
+// pass V8's limit on a string's length.
 import fs from 'node:fs';
 import type { PageManifest } from './page-reuse.ts';
 import type { AnswerTimesRecord } from './answer-times.ts';
 import type { KeptIndex } from './kept-index.ts';
 import type { FileDigests } from '../../content/file-digests.ts';
+import { rowsPerLineFromEnv } from '../../config.ts';
 
 const VERSION = 1;
-/** Profiles per line: about 1-2 MB of JSON text a line. */
-export const ROWS_PER_LINE = 10_000;
 
 /** What a release keeps; each part undefined when the build that wrote it had none. */
 export interface ReleaseRecord {
@@ -43,7 +42,7 @@ type FileRow = [string, string | null, string];
  * Writes the record. The parts list the same profiles (a build keeps a page, an answer and a row of
  * columns for each); the manifest's order is the record's.
  */
-export function writeRecord(file: string, record: ReleaseRecord): void {
+export function writeRecord(file: string, record: ReleaseRecord, rowsPerLine = rowsPerLineFromEnv()): void {
   const { manifest, times, kept, files } = record;
   const names = manifest?.names ?? kept?.names ?? times?.names ?? [];
   const timesAt = new Map<string, number>();
@@ -63,9 +62,9 @@ export function writeRecord(file: string, record: ReleaseRecord): void {
   const fd = fs.openSync(file, 'w');
   try {
     fs.writeSync(fd, `${JSON.stringify(head)}\n`);
-    for (let start = 0; start < names.length; start += ROWS_PER_LINE) {
+    for (let start = 0; start < names.length; start += rowsPerLine) {
       const rows: Row[] = [];
-      for (let i = start; i < Math.min(names.length, start + ROWS_PER_LINE); i++) {
+      for (let i = start; i < Math.min(names.length, start + rowsPerLine); i++) {
         const name = names[i]!;
         const t = timesAt.get(name);
         const k = keptAt ? keptAt.get(name) : kept ? i : undefined;
@@ -79,9 +78,9 @@ export function writeRecord(file: string, record: ReleaseRecord): void {
       fs.writeSync(fd, `${JSON.stringify(rows)}\n`);
     }
     const n = files?.files.length ?? 0;
-    for (let start = 0; start < n; start += ROWS_PER_LINE) {
+    for (let start = 0; start < n; start += rowsPerLine) {
       const rows: FileRow[] = [];
-      for (let i = start; i < Math.min(n, start + ROWS_PER_LINE); i++) rows.push([files!.files[i]!, files!.stamps[i]!, files!.digests[i]!]);
+      for (let i = start; i < Math.min(n, start + rowsPerLine); i++) rows.push([files!.files[i]!, files!.stamps[i]!, files!.digests[i]!]);
       fs.writeSync(fd, `${JSON.stringify(rows)}\n`);
     }
   } finally {
