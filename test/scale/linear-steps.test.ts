@@ -1,9 +1,9 @@
 // No step of the build is quadratic: each function a build runs over every profile, on generated
 // profile sets (fast-check), takes under BOUND times the CPU at K times the profiles. Linear is K
-// (16x), n log n a little more, quadratic K² (256x); BOUND is halfway on a log scale (K^1.5, 64x).
+// (32x), n log n about 1.5K, quadratic K² (1,024x); BOUND is halfway on a log scale (K^1.5, 181x).
 // CPU time of this process (process.cpuUsage, user + system, so a thread or a file write counts),
-// the least of REPEATS runs. PROPERTY_RUNS and PROPERTY_SEED as elsewhere; SCALE_REPORT=1 prints
-// each step's ratio.
+// the least of REPEATS runs. An edit build's plan (planEdit) likewise, over profile files on disk.
+// PROPERTY_RUNS and PROPERTY_SEED as elsewhere; SCALE_REPORT=1 prints each step's ratio.
 // Not V8's operation counts (test/support/operation-count.ts): they count JavaScript blocks, and an
 // `includes` or `indexOf` in a loop is one block however long the list it scans.
 import fs from 'node:fs';
@@ -24,18 +24,28 @@ import { goneNames, planPages, userInputKey, type PageManifest } from '../../src
 import { AnswerTimes, type AnswerTimesRecord } from '../../src/build/reuse/answer-times.ts';
 import { readRecord, writeRecord } from '../../src/build/reuse/record.ts';
 import { nameFilterBytes } from '../../src/api/name-filter.ts';
+import { CREATORS_ROWS_FILE } from '../../src/api/release-files.ts';
+import { USERS_PATH } from '../../src/api/handler.ts';
+import { planEdit, type EditInputs } from '../../src/build/reuse/edit-path.ts';
+import { stampList } from '../../src/content/file-stamps.ts';
+import { digestFiles, folderDigest } from '../../src/content/file-digests.ts';
 import { BUILT_AT, SITE_URL } from '../support/helpers.ts';
 
 /** Profiles of the smaller set: large enough that a step's fixed costs do not hide a term in n². */
-const N = 2_000;
-const K = 16;
-/** Measured 5-45x for every step here on a loaded machine; a scan of a list per profile, 88-600x (see the commit). */
-const BOUND = K ** 1.5;
+const N = 1_000;
+const K = 32;
+/** Measured 9-58x for every step here on a loaded machine; a scan of a list per profile, 300x and more (see the commit). */
+const BOUND = Math.round(K ** 1.5);
+/** Profiles of the smaller edit build: files on disk, written for each run. */
+const N_EDIT = 1_000;
+const K_EDIT = 16;
 const REPEATS = 5;
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 2);
+/** Writing 17,000 files a run is most of the edit test's time. */
+const EDIT_RUNS = Number(process.env.PROPERTY_RUNS ?? 1);
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'linear-steps-'));
-afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }), 60_000);
 
 /** How a profile set varies: drawn by fast-check, then expanded to any size by a seeded generator. */
 interface Shape {
@@ -83,7 +93,7 @@ function contentOf(s: Shape, n: number): Content {
     let name = s.prefix;
     const length = 1 + Math.floor(r() * s.nameLength);
     for (let i = 0; i < length; i++) name += letters[Math.floor(r() * letters.length)];
-    names.add(name.slice(0, 39));
+    names.add(name.slice(0, 32)); // USERNAME_PATTERN's length
   }
   const profiles = new Map<string, PublicProfile>();
   const creators = new Map<string, Creator>();
@@ -185,6 +195,52 @@ function cpu(step: (i: Inputs) => unknown, inputs: Inputs): number {
   return least;
 }
 
+/** The same for a step that waits (on a thread of this process, whose CPU counts). */
+async function cpuAwaited(step: () => Promise<unknown>): Promise<number> {
+  let least = Infinity;
+  for (let r = 0; r < REPEATS; r++) {
+    coldCaches();
+    const before = process.cpuUsage();
+    await step();
+    const used = process.cpuUsage(before);
+    least = Math.min(least, used.user + used.system);
+  }
+  return least;
+}
+
+/**
+ * A content folder of the shape's `n` profiles on disk and the record of the release served from
+ * it, and then one profile edited, one added and one removed: what an edit build plans from.
+ */
+function editOf(s: Shape, n: number): EditInputs<undefined> {
+  const dir = path.join(work, `edit-${n}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(path.join(dir, 'profiles'), { recursive: true });
+  const content = contentOf(s, n);
+  // Plain profiles: an edit path keeps a profile's avatar, decoration and domain as they were.
+  for (const [name, p] of content.profiles) {
+    content.profiles.set(name, { displayName: p.displayName, bio: p.bio, createdAt: p.createdAt, views: 0, badges: [], socials: [] } as unknown as PublicProfile);
+  }
+  content.creators.clear();
+  content.views.clear();
+  const file = (name: string) => path.join(dir, 'profiles', `${name}.yaml`);
+  for (const [name, p] of content.profiles) fs.writeFileSync(file(name), `displayName: ${JSON.stringify(p.displayName)}\ncreatedAt: ${p.createdAt}\n`);
+  const index = buildSiteIndex(content, { siteUrl: SITE_URL, builtAt: BUILT_AT });
+  const names = index.users.map((u) => u.username);
+  const stamps = stampList(names.map(file));
+  const at = new Map(names.map((name, i) => [name, i]));
+  const others = folderDigest(digestFiles(dir, [], undefined));
+  const kept = keptIndexOf(index, FINGERPRINT, others, (x) => stamps.stamps[at.get(x)!] ?? undefined, () => undefined, () => null, [], { name: names[0]!, full: false }, []);
+  kept.stamps[1] = 'edited since';
+  fs.rmSync(file(names[2]!));
+  fs.writeFileSync(file('zzzzzzzzzzzzzzzzzzzzzzzzz-added'), 'displayName: Added\ncreatedAt: 2020-01-01T00:00:00Z\n');
+  const served = new Map([[CREATORS_ROWS_FILE, JSON.stringify({ siteUrl: SITE_URL, rows: [] })], [`${USERS_PATH.slice(1)}/${names[0]}`, JSON.stringify({ data: index.users[0] })]]);
+  return {
+    contentDir: dir, kept: () => kept, digests: () => undefined, meanwhile: () => undefined, fingerprint: FINGERPRINT, builtAt: BUILT_AT, siteUrl: SITE_URL,
+    cacheFile: path.join(dir, 'no-cache.json'), readServed: (f) => (served.has(f) ? Buffer.from(served.get(f)!) : undefined), settleMs: 0,
+  };
+}
+
 describe('no step of the build is quadratic in the number of profiles', () => {
   test(`${K}x the profiles is under ${BOUND}x the CPU time of each step (${N} and ${K * N} profiles)`, () => {
     const seen: string[] = [];
@@ -199,6 +255,22 @@ describe('no step of the build is quadratic in the number of profiles', () => {
         expect(ratio, name).toBeLessThan(BOUND);
       }
     }), { numRuns: RUNS, endOnFailure: true, ...(process.env.PROPERTY_SEED && { seed: Number(process.env.PROPERTY_SEED) }) });
+    if (process.env.SCALE_REPORT) console.log(seen.join('\n'));
+  }, 60_000);
+
+  test(`${K_EDIT}x the profiles is under ${Math.round(K_EDIT ** 1.5)}x the CPU time of an edit build's plan (planEdit; ${N_EDIT} and ${K_EDIT * N_EDIT} profile files)`, async () => {
+    const seen: string[] = [];
+    await fc.assert(fc.asyncProperty(shape, async (s) => {
+      const [small, large] = [editOf(s, N_EDIT), editOf(s, K_EDIT * N_EDIT)];
+      const plan = await planEdit(small);
+      // The edit path, not a reason to read every profile: one edited, one added, one removed.
+      expect('reason' in plan ? plan.reason : plan.changed.length).toBe(2);
+      expect('removed' in plan && plan.removed).toHaveLength(1);
+      const ratio = await cpuAwaited(() => planEdit(large)) / await cpuAwaited(() => planEdit(small));
+      seen.push(`planEdit: ${ratio.toFixed(1)}x`);
+      expect(ratio).toBeLessThan(Math.round(K_EDIT ** 1.5));
+      for (const i of [small, large]) fs.rmSync(i.contentDir, { recursive: true, force: true });
+    }), { numRuns: EDIT_RUNS, endOnFailure: true, ...(process.env.PROPERTY_SEED && { seed: Number(process.env.PROPERTY_SEED) }) });
     if (process.env.SCALE_REPORT) console.log(seen.join('\n'));
   }, 60_000);
 });
