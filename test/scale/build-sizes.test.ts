@@ -28,26 +28,32 @@ const work = workDir('build-sizes');
 const content = (n: number) => path.join(work, `content-${n}`);
 const dist = (n: number) => path.join(work, `dist-${n}`);
 
-/** The files of a content folder's validation cache: its file, or the files it is split into beside it. */
-function cacheFiles(dir: string): string[] {
+/** Every file under `dir`, relative to it with `/`. */
+const filesUnder = (dir: string) =>
+  fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/')).sort();
+
+/** A content folder's validation cache: its file, and the files or folders named after it beside it, whatever their extension. */
+function cacheEntries(dir: string): string[] {
   const file = validationCacheFile(ROOT, dir);
   const stem = path.basename(file, path.extname(file));
   const folder = path.dirname(file);
   return fs.existsSync(folder) ? fs.readdirSync(folder).filter((f) => f.startsWith(stem)).map((f) => path.join(folder, f)) : [];
 }
+const cacheFiles = (dir: string) => cacheEntries(dir).flatMap((at) => (fs.statSync(at).isDirectory() ? filesUnder(at).map((g) => path.join(at, g)) : [at]));
+const removeCache = (dir: string) => { for (const at of cacheEntries(dir)) fs.rmSync(at, { recursive: true, force: true }); };
 
 beforeAll(() => {
   fs.rmSync(work, { recursive: true, force: true });
   for (const n of [SMALL, LARGE]) {
     const gen = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bench', 'generate-profiles.ts'), String(n), content(n)], { encoding: 'utf8' });
     expect(gen.status, gen.stderr).toBe(0);
-    for (const f of cacheFiles(content(n))) fs.rmSync(f, { force: true });
+    removeCache(content(n));
     const r = buildFixture(content(n), dist(n), { BUILD_ROWS_PER_LINE: String(ROWS) });
     expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
   }
 }, 120_000);
 afterAll(() => {
-  for (const n of [SMALL, LARGE]) for (const f of cacheFiles(content(n))) fs.rmSync(f, { force: true });
+  for (const n of [SMALL, LARGE]) removeCache(content(n));
   fs.rmSync(work, { recursive: true, force: true });
 });
 
@@ -86,10 +92,6 @@ describe('no file a build keeps holds every profile in one line', () => {
     expect(large, `longest line: ${small} bytes at ${SMALL} profiles, ${large} at ${LARGE}`).toBeLessThanOrEqual(small * GROWTH);
   });
 });
-
-/** Every file under `dir`, relative to it with `/`. */
-const filesUnder = (dir: string) =>
-  fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/')).sort();
 
 describe('what a build writes for one profile does not depend on the others', () => {
   test(`every file of a build of ${SMALL} profiles but those made from the whole index is byte-equal in a build of ${LARGE} with the same first ${SMALL}`, () => {
