@@ -3,15 +3,13 @@
 // text. No string or buffer holds every profile's row: at 1,000,000 profiles one JSON text of the
 // validation cache passed V8's limit on a string's length ("Invalid string length").
 import fs from 'node:fs';
-
-/** Rows per line: about 1-5 MB of JSON text a line. */
-export const ROWS_PER_LINE = 10_000;
+import { rowsPerLineFromEnv } from '../config.ts';
 
 /** Bytes read at a time: a line longer than this is read in several. */
 const CHUNK = 8 * 1024 * 1024;
 
 /** Writes `head`, then each group of rows in lines of at most `perLine` (a line never mixes two groups), to the open file `fd`. */
-export function writeJsonLines(fd: number, head: unknown, groups: Iterable<unknown>[], perLine = ROWS_PER_LINE): void {
+export function writeJsonLines(fd: number, head: unknown, groups: Iterable<unknown>[], perLine = rowsPerLineFromEnv()): void {
   fs.writeSync(fd, `${JSON.stringify(head)}\n`);
   for (const rows of groups) {
     let line: unknown[] = [];
@@ -53,7 +51,7 @@ export function* readJsonLines(file: string, chunkBytes = CHUNK): Generator<unkn
 }
 
 /** Writes a file whole or not at all: to a temporary name, renamed over `file` once complete. */
-export function writeJsonLinesFile(file: string, head: unknown, groups: Iterable<unknown>[], perLine = ROWS_PER_LINE): void {
+export function writeJsonLinesFile(file: string, head: unknown, groups: Iterable<unknown>[], perLine = rowsPerLineFromEnv()): void {
   const tmp = `${file}.${process.pid}.tmp`;
   const fd = fs.openSync(tmp, 'w');
   try {
