@@ -1,0 +1,51 @@
+// The object tables of a release and the objects they name (src/api/object-tables.ts; a prototype
+// of docs/scale.md "Past one host's file limit"): every profile page and user answer of a client
+// folder hashed (SHA-256, base64url), the tables that name them by user, and where each object's
+// bytes are. An uploader puts the objects the bucket lacks, then deploys the tables with the rest.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { OBJECT_TABLES_HEAD, SLOTS, objectSlot, slotFile, tableCount, tableFile, type ObjectRow } from '../../api/object-tables.ts';
+
+export interface ObjectTables {
+  /** Table files by path in the client folder (`_lookup/objects/…`), the head included: JSON text. */
+  tables: Map<string, string>;
+  /** Digest → the path of a file with those bytes. */
+  objects: Map<string, string>;
+}
+
+const digestOf = (bytes: Buffer) => createHash('sha256').update(bytes).digest('base64url');
+
+export function objectTables(clientDir: string): ObjectTables {
+  const rows = new Map<string, ObjectRow>();
+  const objects = new Map<string, string>();
+  for (const slot of Array.from({ length: SLOTS }, (_, i) => i)) {
+    const dir = path.dirname(slotFile('x', slot));
+    let names: string[];
+    try { names = fs.readdirSync(path.join(clientDir, dir)); } catch { continue; }
+    for (const entry of names) {
+      const at = objectSlot(`${dir}/${entry}`);
+      if (!at || at.slot !== slot) continue; // a compressed sibling, or another kind
+      const file = path.join(clientDir, dir, entry);
+      const digest = digestOf(fs.readFileSync(file));
+      objects.set(digest, file);
+      let row = rows.get(at.name);
+      if (!row) rows.set(at.name, row = Array<string | null>(SLOTS).fill(null));
+      row[slot] = digest;
+    }
+  }
+  const count = tableCount(rows.size);
+  const byTable = new Map<string, [string, ObjectRow][]>();
+  for (const [name, row] of rows) {
+    const file = tableFile(name, count);
+    const list = byTable.get(file);
+    if (list) list.push([name, row]);
+    else byTable.set(file, [[name, row]]);
+  }
+  const tables = new Map<string, string>([[OBJECT_TABLES_HEAD, JSON.stringify({ buckets: count })]]);
+  for (const [file, list] of [...byTable].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    list.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    tables.set(file, JSON.stringify(Object.fromEntries(list)));
+  }
+  return { tables, objects };
+}
