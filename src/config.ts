@@ -80,9 +80,10 @@ export function rowsPerLineFromEnv(env: NodeJS.ProcessEnv = process.env): number
 /** `FILE_CACHE_MB`: megabytes of file bodies the Node server keeps in memory (src/server/disk-files.ts); default 128. */
 export function fileCacheBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.FILE_CACHE_MB;
-  if (raw === undefined || raw === '') return 128 << 20;
+  if (raw === undefined || raw === '') return 128 * 2 ** 20;
   if (!/^\d+$/.test(raw) || Number(raw) > 65536) throw new Error(`FILE_CACHE_MB must be a whole number of megabytes (0 to 65536), not \`${raw}\``);
-  return Number(raw) << 20;
+  // Multiplied, not shifted: `<<` works on 32-bit integers, so 2048 MB and more became a negative budget that kept nothing.
+  return Number(raw) * 2 ** 20;
 }
 
 /** Where a build is served (`DEPLOY_TARGET`): docs/deploying.md has a table of what works on each. */

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { DiskFiles } from '../../src/server/disk-files.ts';
+import { fileCacheBytesFromEnv } from '../../src/config.ts';
 import { CREATORS_ROWS_FILE, LOOKUP_BUCKETS, bucketOf, lookup, lookupTableFiles, type ReleaseFiles } from '../../src/api/release-files.ts';
 import { answer } from '../../src/api/handler.ts';
 import { MAX_IMAGE_BYTES } from '../../src/schemas/limits.ts';
@@ -64,6 +65,18 @@ describe('a release on disk', () => {
     // A hit is the same bytes object: its ETag is computed once.
     const again = await files.read(`f${count - 1}`);
     expect(await files.read(`f${count - 1}`)).toBe(again);
+  });
+
+  // FILE_CACHE_MB of 2048 and more was shifted into a negative 32-bit budget: nothing was kept.
+  test('FILE_CACHE_MB is the budget in megabytes, past 2 GB too, and a large budget keeps what is read', async () => {
+    for (const mb of [0, 1, 128, 2047, 2048, 4096, 65536]) expect(fileCacheBytesFromEnv({ FILE_CACHE_MB: String(mb) }), `${mb}`).toBe(mb * 1024 * 1024);
+    expect(fileCacheBytesFromEnv({})).toBe(128 * 1024 * 1024);
+    const { parent } = copyFixture('disk-files-large');
+    made.push(parent);
+    fs.writeFileSync(path.join(parent, 'answer'), 'x'.repeat(700));
+    const files = new DiskFiles(parent, fileCacheBytesFromEnv({ FILE_CACHE_MB: '4096' }));
+    expect((await files.read('answer'))?.byteLength).toBe(700);
+    expect(files.cachedBytes).toBe(700);
   });
 
   test('a link, a FIFO or a folder is no file', async () => {
