@@ -64,19 +64,6 @@ export function validationCacheFile(root: string, contentDir: string): string {
   return path.join(root, 'node_modules', '.cache', 'profile-lookup', `validated-${key}.json`);
 }
 
-/**
- * Profiles per line of the files a build keeps (the release's record, the validation cache): no
- * line, and so no string read or written, holds more, whatever the number of profiles: a line
- * of the record is 1-2 MB of JSON text.
- */
-export const ROWS_PER_LINE = 10_000;
-
-/** `BUILD_ROWS_PER_LINE`: a test hook (test/scale/build-sizes.test.ts), so that a build of a few hundred profiles writes many lines. */
-export function rowsPerLineFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env.BUILD_ROWS_PER_LINE);
-  return Number.isInteger(n) && n > 0 ? n : ROWS_PER_LINE;
-}
-
 /** `FILE_CACHE_MB`: megabytes of file bodies the Node server keeps in memory (src/server/disk-files.ts); default 128. */
 export function fileCacheBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.FILE_CACHE_MB;

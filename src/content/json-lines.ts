@@ -3,7 +3,19 @@
 // text. No string or buffer holds every profile's row: at 1,000,000 profiles one JSON text of the
 // validation cache passed V8's limit on a string's length ("Invalid string length").
 import fs from 'node:fs';
-import { rowsPerLineFromEnv } from '../config.ts';
+
+/**
+ * Profiles per line of the files a build keeps (the release's record, the validation cache): no
+ * line, and so no string read or written, holds more, whatever the number of profiles: a line
+ * of the record is 1-2 MB of JSON text.
+ */
+export const ROWS_PER_LINE = 10_000;
+
+/** `BUILD_ROWS_PER_LINE`: a test hook (test/scale/build-sizes.test.ts), so that a build of a few hundred profiles writes many lines. */
+export function rowsPerLineFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.BUILD_ROWS_PER_LINE);
+  return Number.isInteger(n) && n > 0 ? n : ROWS_PER_LINE;
+}
 
 /** Bytes read at a time: a line longer than this is read in several. */
 const CHUNK = 8 * 1024 * 1024;

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { readRecord, writeRecord, type ReleaseRecord } from '../../src/build/reuse/record.ts';
-import { ROWS_PER_LINE } from '../../src/config.ts';
+import { ROWS_PER_LINE } from '../../src/content/json-lines.ts';
 
 function tempFile() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'record-'));

@@ -2,9 +2,9 @@
 // username order, its page key and input key (page-reuse.ts), its answer's hash and time
 // (answer-times.ts), and the columns an edit build starts from (kept-index.ts), names once; then
 // per content file outside `profiles/`, its digest and proving stamp (src/content/file-digests.ts).
-// Written and read in lines of at most ROWS_PER_LINE profiles (src/config.ts) by json-lines.ts in
-// src/content, so no string holds every profile's row: at 1,000,000 profiles one JSON text of the
-// record would pass V8's limit on a string's length.
+// Written and read in lines of at most ROWS_PER_LINE profiles (src/content/json-lines.ts), so no
+// string holds every profile's row: at 1,000,000 profiles one JSON text of the record would pass
+// V8's limit on a string's length.
 import fs from 'node:fs';
 import { readJsonLines, writeJsonLines } from '../../content/json-lines.ts';
 import type { PageManifest } from './page-reuse.ts';
