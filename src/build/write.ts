@@ -31,6 +31,11 @@ export interface Background {
   clearing: Promise<void>;
   /** What the user files' thread compressed as it wrote (compress.ts). */
   compressed: CompressStats;
+  /**
+   * Whether the answers overwrite a retired release's: those it leaves as they were keep the
+   * siblings they had, none if that release was Cloudflare's, so the compress step looks at them.
+   */
+  recycled: boolean;
 }
 
 /**
@@ -41,13 +46,13 @@ export interface Background {
 export function startWriting(build: Build, read: ContentRead, release: ReleasePlan): Background {
   const { index } = read;
   const { layers, times } = release;
-  recycleUserFiles(release.retired[0], release.usersStaging, build.o.incremental && !layers);
+  const recycled = recycleUserFiles(release.retired[0], release.usersStaging, build.o.incremental && !layers);
   const clearing = removeTrees(release.trash);
   const changedUsers = layers && new Set(times.changedUsers);
   // Compressed as they are written, beside the render (Cloudflare compresses itself).
   const compressed = emptyStats();
   const writingUsers = writeUserFiles(release.usersStaging, index, times, changedUsers ? index.users.filter((u) => changedUsers.has(u.username)) : index.users, build.o.target === 'cloudflare' ? undefined : compressed);
-  return { clearing, writingUsers, compressed };
+  return { clearing, writingUsers, compressed, recycled };
 }
 
 export interface Written {
@@ -66,7 +71,7 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
   const freshLayout = buildLayout(fresh);
   const avatarsDir = path.join(o.contentDir, 'avatars');
   // Link previews for profiles whose avatar crawlers cannot use (src/ui/og-image.ts); before the
-  // API files, whose _headers is made from every file of the build.
+  // API files, whose `_headers` (static and Cloudflare builds) covers every file of the build.
   const previews = await build.step('Writing preview images', async () => {
     if (edit && layers) {
       // Which previews the release uses, from the kept column: those of the changed profiles are written if new.
@@ -115,7 +120,8 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
   if (o.target !== 'cloudflare') {
     const t0 = performance.now();
     // The user answers are compressed by their thread as it writes them (write-build.ts), and so are the pages by the kept renderer.
-    compressStats = await build.step('Compressing', () => compressRelease(freshLayout.client, [USERS_DIR, ...rendered.pagesCompressed ? [PAGES_DIR] : []]));
+    const compressedAsWritten = [...background.recycled ? [] : [USERS_DIR], ...rendered.pagesCompressed ? [PAGES_DIR] : []];
+    compressStats = await build.step('Compressing', () => compressRelease(freshLayout.client, compressedAsWritten));
     addStats(compressStats, background.compressed);
     addStats(compressStats, rendered.compressed);
     compressMs = Math.round(performance.now() - t0);

@@ -12,9 +12,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ENCODINGS, compressedBaseOf } from '../http/headers.ts';
 
-/** The folders (under `client/`) whose files a layered release may leave to its base. */
 /** The profile pages' folder. */
 export const PAGES_DIR = 'p/';
+/** The folders (under `client/`) whose files a layered release may leave to its base. */
 export const LAYERED_DIRS = [PAGES_DIR, 'api/v1/users/', 'media/'] as const;
 
 export const isLayered = (file: string): boolean => LAYERED_DIRS.some((dir) => file.startsWith(dir));
