@@ -37,10 +37,21 @@ export function writeJsonLines(fd: number, head: unknown, groups: Iterable<unkno
 }
 
 /**
- * Each line of `file` parsed, in order, read a chunk at a time. Throws when the file cannot be read
- * or a line is not JSON; a last line without its newline (a file cut short) is never yielded.
+ * `read` given each line of `file` parsed, in order, read a chunk at a time; returns what `read`
+ * returns, and closes the file however `read` ends (a reader that stops early included). Throws
+ * when the file cannot be read or a line is not JSON; a last line without its newline (a file cut
+ * short) is never given.
  */
-export function* readJsonLines(file: string, chunkBytes = CHUNK): Generator<unknown> {
+export function readJsonLines<T>(file: string, read: (lines: Generator<unknown>) => T, chunkBytes = CHUNK): T {
+  const lines = jsonLines(file, chunkBytes);
+  try {
+    return read(lines);
+  } finally {
+    lines.return(undefined);
+  }
+}
+
+function* jsonLines(file: string, chunkBytes: number): Generator<unknown> {
   const fd = fs.openSync(file, 'r');
   try {
     let rest: Buffer = Buffer.alloc(0);

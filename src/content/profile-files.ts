@@ -273,12 +273,13 @@ function computeValidatorFingerprint(): string {
 
 function readCache(file: string, validator: string): ProfileCache | undefined {
   try {
-    const lines = readJsonLines(file);
-    const head = lines.next().value as CacheHead | undefined;
-    if (head?.version !== CACHE_VERSION || head.validator !== validator || !Number.isInteger(head.count)) return undefined;
-    const entries = new Map<string, CacheEntry>();
-    for (const line of lines) for (const [username, ...entry] of line as [string, ...CacheEntry][]) entries.set(username, entry);
-    return entries.size === head.count ? { scannedAt: head.scannedAt, entries } : undefined;
+    return readJsonLines(file, (lines) => {
+      const head = lines.next().value as CacheHead | undefined;
+      if (head?.version !== CACHE_VERSION || head.validator !== validator || !Number.isInteger(head.count)) return undefined;
+      const entries = new Map<string, CacheEntry>();
+      for (const line of lines) for (const [username, ...entry] of line as [string, ...CacheEntry][]) entries.set(username, entry);
+      return entries.size === head.count ? { scannedAt: head.scannedAt, entries } : undefined;
+    });
   } catch {
     return undefined; // none yet, or unreadable: parse everything
   }
@@ -322,13 +323,13 @@ export class StampedFileCache<T> {
     // The same lines as the profiles' cache (CacheHead), of `[file, stamp, value]` rows.
     if (this.#file && !ignoreCache) {
       try {
-        const lines = readJsonLines(this.#file);
-        const head = lines.next().value as CacheHead | undefined;
-        if (head?.version === CACHE_VERSION && head.validator === this.#validator) {
+        readJsonLines(this.#file, (lines) => {
+          const head = lines.next().value as CacheHead | undefined;
+          if (head?.version !== CACHE_VERSION || head.validator !== this.#validator) return;
           for (const line of lines) for (const [file, stamp, value] of line as [string, string, T][]) this.#stored.set(file, [stamp, value]);
           if (this.#stored.size === head.count) scannedAt = head.scannedAt;
           else this.#stored.clear();
-        }
+        });
       } catch {
         this.#stored.clear(); // none yet, or unreadable: parse
       }

@@ -21,7 +21,7 @@ describe('json lines', () => {
     const file = tempFile();
     fc.assert(fc.property(fc.array(fc.array(row, { maxLength: 40 }), { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 1, max: 300 }), (groups, perLine, chunk) => {
       writeJsonLinesFile(file, { head: groups.length }, groups, perLine);
-      const [head, ...lines] = [...readJsonLines(file, chunk)] as [unknown, ...unknown[][]];
+      const [head, ...lines] = readJsonLines(file, (l) => [...l], chunk) as [unknown, ...unknown[][]];
       expect(head).toEqual({ head: groups.length });
       for (const line of lines) expect(line.length).toBeLessThanOrEqual(perLine);
       expect(lines.length).toBe(groups.reduce((n, g) => n + Math.ceil(g.length / perLine), 0));
@@ -36,7 +36,17 @@ describe('json lines', () => {
     // Cut inside the third line (rows 10-19): the head and the first line remain.
     const cut = bytes.indexOf(10, bytes.indexOf(10) + 1) + 5;
     fs.writeFileSync(file, bytes.subarray(0, cut));
-    expect([...readJsonLines(file, 4)]).toEqual([{ v: 1 }, Array.from({ length: 10 }, (_, i) => [`user${i}`, i])]);
+    expect(readJsonLines(file, (l) => [...l], 4)).toEqual([{ v: 1 }, Array.from({ length: 10 }, (_, i) => [`user${i}`, i])]);
+  });
+
+  test('a reader that stops early closes the file', () => {
+    const file = tempFile();
+    writeJsonLinesFile(file, { v: 1 }, [Array.from({ length: 50 }, (_, i) => [i])], 5);
+    const open = () => fs.readdirSync('/proc/self/fd').length;
+    const before = open();
+    for (let i = 0; i < 20; i++) expect(readJsonLines(file, (lines) => lines.next().value)).toEqual({ v: 1 });
+    expect(() => readJsonLines(file, () => { throw new Error('stop'); })).toThrow('stop');
+    expect(open()).toBe(before);
   });
 
   test('a file is replaced whole or not at all: a row that cannot be written leaves the old file and no temporary one', () => {

@@ -88,55 +88,59 @@ const NONE: ReleaseRecord = { manifest: undefined, times: undefined, kept: undef
 /** The record in `file`, or no parts (none, another version, or a file cut short). */
 export function readRecord(file: string): ReleaseRecord {
   try {
-    const lines = readJsonLines(file);
-    const head = lines.next().value as Head | undefined;
-    if (head?.version !== VERSION || !Number.isInteger(head.rows)) return NONE;
-    const n = head.rows;
-    const names = new Array<string>(n);
-    const pages = new Array<string>(n);
-    const inputs = new Array<string | null>(n);
-    const hashes = new Array<string>(n);
-    const times = new Array<number>(n);
-    const stamps = new Array<string | null>(n);
-    const digests = new Array<string | null>(n);
-    const avatars = new Array<string | null>(n);
-    const decorations = new Array<string | null>(n);
-    const domains = new Array<string | null>(n);
-    const suspended = new Array<number>(n);
-    const previews = new Array<string | null>(n);
-    let i = 0;
-    while (i < n) {
-      const line = lines.next();
-      if (line.done) return NONE;
-      for (const r of line.value as Row[]) {
-        if (i >= n) return NONE;
-        [names[i], pages[i]!, inputs[i], hashes[i]!, times[i]!, stamps[i], digests[i], avatars[i], decorations[i], domains[i], suspended[i]!, previews[i]] = r as [string, string, string | null, string, number, string | null, string | null, string | null, string | null, string | null, number, string | null];
-        i++;
-      }
-    }
-    let files: FileDigests | undefined;
-    if (head.files) {
-      files = { version: head.files.version, files: [], stamps: [], digests: [] };
-      while (files.files.length < head.files.count) {
-        const line = lines.next();
-        if (line.done) return NONE;
-        for (const [file, stamp, digest] of line.value as FileRow[]) {
-          files.files.push(file);
-          files.stamps.push(stamp);
-          files.digests.push(digest);
-        }
-      }
-      if (files.files.length !== head.files.count) return NONE;
-    }
-    return {
-      manifest: head.manifest ? { ...head.manifest, names, pages, inputs: head.manifest.inputs ? inputs : undefined } as PageManifest : undefined,
-      times: head.times ? { ...head.times, names, hashes, at: times } as AnswerTimesRecord : undefined,
-      kept: head.kept ? { ...head.kept, names, stamps, digests, avatars, decorations, domains, suspended, previews } as KeptIndex : undefined,
-      files,
-    };
+    return readJsonLines(file, readLines);
   } catch {
     return NONE; // none (no release before), another version, or unreadable: everything is made anew
   }
+}
+
+/** The record's parts from its lines (throws on a line that is not what it should be: no record). */
+function readLines(lines: Generator<unknown>): ReleaseRecord {
+  const head = lines.next().value as Head | undefined;
+  if (head?.version !== VERSION || !Number.isInteger(head.rows)) return NONE;
+  const n = head.rows;
+  const names = new Array<string>(n);
+  const pages = new Array<string>(n);
+  const inputs = new Array<string | null>(n);
+  const hashes = new Array<string>(n);
+  const times = new Array<number>(n);
+  const stamps = new Array<string | null>(n);
+  const digests = new Array<string | null>(n);
+  const avatars = new Array<string | null>(n);
+  const decorations = new Array<string | null>(n);
+  const domains = new Array<string | null>(n);
+  const suspended = new Array<number>(n);
+  const previews = new Array<string | null>(n);
+  let i = 0;
+  while (i < n) {
+    const line = lines.next();
+    if (line.done) return NONE;
+    for (const r of line.value as Row[]) {
+      if (i >= n) return NONE;
+      [names[i], pages[i]!, inputs[i], hashes[i]!, times[i]!, stamps[i], digests[i], avatars[i], decorations[i], domains[i], suspended[i]!, previews[i]] = r as [string, string, string | null, string, number, string | null, string | null, string | null, string | null, string | null, number, string | null];
+      i++;
+    }
+  }
+  let files: FileDigests | undefined;
+  if (head.files) {
+    files = { version: head.files.version, files: [], stamps: [], digests: [] };
+    while (files.files.length < head.files.count) {
+      const line = lines.next();
+      if (line.done) return NONE;
+      for (const [file, stamp, digest] of line.value as FileRow[]) {
+        files.files.push(file);
+        files.stamps.push(stamp);
+        files.digests.push(digest);
+      }
+    }
+    if (files.files.length !== head.files.count) return NONE;
+  }
+  return {
+    manifest: head.manifest ? { ...head.manifest, names, pages, inputs: head.manifest.inputs ? inputs : undefined } as PageManifest : undefined,
+    times: head.times ? { ...head.times, names, hashes, at: times } as AnswerTimesRecord : undefined,
+    kept: head.kept ? { ...head.kept, names, stamps, digests, avatars, decorations, domains, suspended, previews } as KeptIndex : undefined,
+    files,
+  };
 }
 
 const sameList = (a: readonly string[], b: readonly string[]) => a === b || (a.length === b.length && a.every((x, i) => x === b[i]));
