@@ -51,7 +51,7 @@ export function startWriting(build: Build, read: ContentRead, release: ReleasePl
   const changedUsers = layers && new Set(times.changedUsers);
   // Compressed as they are written, beside the render (Cloudflare compresses itself).
   const compressed = emptyStats();
-  const writingUsers = writeUserFiles(release.usersStaging, index, times, changedUsers ? index.users.filter((u) => changedUsers.has(u.username)) : index.users, build.o.target === 'cloudflare' ? undefined : compressed);
+  const writingUsers = writeUserFiles(release.usersStaging, index, times, changedUsers ? index.users.filter((u) => changedUsers.has(u.username)) : index.users, build.o.target === 'cloudflare' ? undefined : compressed, recycled);
   return { clearing, writingUsers, compressed, recycled };
 }
 

@@ -37,7 +37,7 @@ const USERS_PER_BATCH = 1_000;
  * Not an Astro endpoint: one cost more than 20% of build time (docs/design.md). With `compressed`,
  * each file written gets its compressed siblings too (compress.ts), counted there.
  */
-export async function writeUserFiles(stagingDir: string, index: SiteIndex, times: AnswerTimes, users: Iterable<PublicUser> = index.users, compressed?: CompressStats): Promise<number> {
+export async function writeUserFiles(stagingDir: string, index: SiteIndex, times: AnswerTimes, users: Iterable<PublicUser> = index.users, compressed?: CompressStats, recycled = true): Promise<number> {
   await fs.promises.mkdir(stagingDir, { recursive: true });
   const rel = `${USERS_PATH.replace(/^\/+/, '').replace(/\/*$/, '/')}`;
   const worker = new Worker(new URL('./user-files-worker.ts', import.meta.url), { workerData: { dir: stagingDir, rel, compress: compressed !== undefined } });
@@ -87,7 +87,9 @@ export async function writeUserFiles(stagingDir: string, index: SiteIndex, times
   } finally {
     await worker.terminate();
   }
-  // Recycled files of profiles that are gone.
+  // Recycled files of profiles that are gone; none in a folder this build started empty, which at
+  // 1,000,000 profiles would be a listing of 3 million entries.
+  if (!recycled) return written;
   const names = new Set(index.users.map((u) => u.username));
   for (const name of await fs.promises.readdir(stagingDir)) {
     if (!names.has(compressedBaseOf(name) ?? name)) await fs.promises.rm(path.join(stagingDir, name), { recursive: true, force: true });
