@@ -4,7 +4,7 @@
 // per bucket of user names, so a lookup reads one small table and one object. Shared by the build
 // side (src/build/hosts/object-tables.ts writes them) and the edge reader (src/edge/r2-files.ts).
 import { USERNAME_PATTERN } from '../schemas/common.ts';
-import { LOOKUP_DIR } from './release-files.ts';
+import { LOOKUP_DIR, fnv1a } from './release-files.ts';
 
 export const OBJECT_TABLES_DIR = `${LOOKUP_DIR}/objects`;
 /** `{ "buckets": n }`: how many tables the release has, read once per reader. */
@@ -43,9 +43,6 @@ export function tableCount(profiles: number): number {
   return n;
 }
 
-/** The table of a user name: FNV-1a over its UTF-16 units (as `bucketOf` of release-files.ts), modulo `tables`. */
-export function tableFile(name: string, tables: number): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
-  return `${OBJECT_TABLES_DIR}/${((h >>> 0) % tables).toString(16).padStart(4, '0')}.json`;
-}
+/** The table of a user name: its FNV-1a hash (as the lookup tables' buckets), modulo `tables`. */
+export const tableFile = (name: string, tables: number): string =>
+  `${OBJECT_TABLES_DIR}/${(fnv1a(name) % tables).toString(16).padStart(4, '0')}.json`;

@@ -49,20 +49,28 @@ export type LookupTable = 'avatars' | 'domains';
  */
 export const LOOKUP_BUCKETS = 256;
 
-/** FNV-1a over the key's UTF-16 units, modulo LOOKUP_BUCKETS: the same on every runtime. */
-export function bucketOf(key: string): number {
+/** FNV-1a over the key's UTF-16 units: the same on every runtime. */
+export function fnv1a(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-  return (h >>> 0) % LOOKUP_BUCKETS;
+  return h >>> 0;
 }
+
+/** The bucket of a lookup table a key is in. */
+export const bucketOf = (key: string): number => fnv1a(key) % LOOKUP_BUCKETS;
 
 export const lookupFile = (table: LookupTable, key: string) => `${LOOKUP_DIR}/${table}/${bucketOf(key).toString(16).padStart(2, '0')}.json`;
 
 /** The bucket files of a table: path → JSON text of `{ key: value }` (keys sorted, so the bytes are reproducible). */
 export function lookupTableFiles(table: LookupTable, entries: Iterable<readonly [string, string]>): Map<string, string> {
-  const buckets = new Map<string, [string, string][]>();
+  return bucketFiles(entries, (key) => lookupFile(table, key));
+}
+
+/** `entries` in the files `fileOf` puts their keys in: path → JSON text of `{ key: value }`, files and keys sorted. */
+export function bucketFiles<V>(entries: Iterable<readonly [string, V]>, fileOf: (key: string) => string): Map<string, string> {
+  const buckets = new Map<string, [string, V][]>();
   for (const [key, value] of entries) {
-    const file = lookupFile(table, key);
+    const file = fileOf(key);
     const list = buckets.get(file);
     if (list) list.push([key, value]);
     else buckets.set(file, [[key, value]]);

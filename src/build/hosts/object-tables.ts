@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { OBJECT_TABLES_HEAD, SLOTS, objectSlot, slotFile, tableCount, tableFile, type ObjectRow } from '../../api/object-tables.ts';
+import { bucketFiles } from '../../api/release-files.ts';
 
 export interface ObjectTables {
   /** Table files by path in the client folder (`_lookup/objects/…`), the head included: JSON text. */
@@ -19,7 +20,7 @@ const digestOf = (bytes: Buffer) => createHash('sha256').update(bytes).digest('b
 export function objectTables(clientDir: string): ObjectTables {
   const rows = new Map<string, ObjectRow>();
   const objects = new Map<string, string>();
-  for (const slot of Array.from({ length: SLOTS }, (_, i) => i)) {
+  for (let slot = 0; slot < SLOTS; slot++) {
     const dir = path.dirname(slotFile('x', slot));
     let names: string[];
     try { names = fs.readdirSync(path.join(clientDir, dir)); } catch { continue; }
@@ -35,17 +36,6 @@ export function objectTables(clientDir: string): ObjectTables {
     }
   }
   const count = tableCount(rows.size);
-  const byTable = new Map<string, [string, ObjectRow][]>();
-  for (const [name, row] of rows) {
-    const file = tableFile(name, count);
-    const list = byTable.get(file);
-    if (list) list.push([name, row]);
-    else byTable.set(file, [[name, row]]);
-  }
-  const tables = new Map<string, string>([[OBJECT_TABLES_HEAD, JSON.stringify({ buckets: count })]]);
-  for (const [file, list] of [...byTable].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    list.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    tables.set(file, JSON.stringify(Object.fromEntries(list)));
-  }
+  const tables = new Map<string, string>([[OBJECT_TABLES_HEAD, JSON.stringify({ buckets: count })], ...bucketFiles(rows, (name) => tableFile(name, count))]);
   return { tables, objects };
 }
