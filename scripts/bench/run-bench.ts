@@ -49,7 +49,7 @@ import { numberOption, parseCli, step } from '../../src/cli.ts';
 import { releasesDir } from '../../src/release/releases.ts';
 import { rendererStore } from '../../src/build/astro/keep-renderer.ts';
 import { validationCacheFile } from '../../src/config.ts';
-import { sampleTree } from './proc-tree.ts';
+import { sampleTree, statusKb } from './proc-tree.ts';
 import { medianSteps, parseSteps, stepTable } from './step-times.ts';
 import { add, gb, millions, scaled, shortOf, usage, type Usage } from './disk.ts';
 import { compareBuilds, comparisonLine, type Comparison } from './same-files.ts';
@@ -187,14 +187,7 @@ const peaks = (r: { treeMb: number; peakMb: number }) => `${r.treeMb.toFixed(0)}
 const flush = () => { spawnSync('sync'); };
 
 /** Peak RSS of a process, read from /proc while it runs: Node gives no child's rusage. */
-const peakKb = (pid: number) => {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : 0;
-  } catch {
-    return 0; // gone between two reads
-  }
-};
+const peakKb = (pid: number) => statusKb(pid, 'VmHWM');
 
 /** One cold Hugo build of `site` (its output and caches removed first): wall time and peak RSS. */
 async function runHugo(site: string) {
@@ -513,10 +506,7 @@ if (buildsOnly) {
 // ---------------------------------------------------------------------------------------------
 // Serving: our server and the bare baseline, one after the other, on the same build.
 
-const rssMb = (pid: number) => {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-};
+const rssMb = (pid: number) => statusKb(pid, 'VmRSS') / 1024;
 
 /**
  * With two cores or more and `taskset`, the lookups run with each server on core 0 and this process
