@@ -18,7 +18,7 @@ export function servedFiles(distDir: string): (file: string) => string | null {
   };
 }
 
-/** The files of one profile in a release: its page and its API answer, each with its compressed siblings. */
+/** The files of one profile in a release: its page and its API answer, each with its compressed siblings where a `static` build writes them (a `node` build keeps them inside the file). */
 export const profileFiles = (name: string) => [`p/${name}.html`, `api/v1/users/${name}`].flatMap((f) => [f, `${f}.br`, `${f}.gz`]);
 
 export interface Comparison {
@@ -67,7 +67,7 @@ export function compareBuilds(small: string, big: string, names: readonly string
 
 /** One line for the report: `1,000 profiles' 6,000 files equal`, or what differs. */
 export function comparisonLine(c: Comparison, profiles: number, big: number): string {
-  const head = `${profiles.toLocaleString('en')} profiles' files (pages, API answers, each with .br and .gz, and the images under media/) against the ${big.toLocaleString('en')}-profile build: `;
+  const head = `${profiles.toLocaleString('en')} profiles' files (pages and API answers with their compressed codings, and the images under media/) against the ${big.toLocaleString('en')}-profile build: `;
   if (!c.missing.length && !c.different.length) return `${head}${c.files.toLocaleString('en')} files equal`;
   const some = (xs: string[]) => `${xs.slice(0, 5).join(', ')}${xs.length > 5 ? ', …' : ''}`;
   return `${head}${c.equal.toLocaleString('en')} of ${c.files.toLocaleString('en')} equal, NOT all`

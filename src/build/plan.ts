@@ -27,6 +27,7 @@ import { openKeptRenderer, type PageRenderer } from './render.ts';
 import { readRecord, type ReleaseRecord } from './reuse/record.ts';
 import { faultPoint } from './faults.ts';
 import type { Build } from './pipeline.ts';
+import { identityOf } from '../release/coded-file.ts';
 
 /** The layered folder of user answers, as layers.ts names files. */
 export const USERS_DIR = `${USERS_PATH.replace(/^\//, '')}/`.replace(/\/+$/, '/');
@@ -113,7 +114,7 @@ async function editBuild(build: Build): Promise<EditRead | undefined> {
   const at = locator(releasesDir(o.distDir), layout.client, info.layers);
   const readServed = (file: string) => {
     const dir = at(file);
-    try { return dir === null ? undefined : fs.readFileSync(path.join(dir, file)); } catch { return undefined; }
+    try { return dir === null ? undefined : Buffer.from(identityOf(fs.readFileSync(path.join(dir, file)))); } catch { return undefined; }
   };
   let why = '';
   const made = await build.step('Finding the changed profiles', async () => {

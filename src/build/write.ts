@@ -13,7 +13,7 @@ import { writePreviewImages, writeProfilePreviews } from '../ui/og-image-png.ts'
 import { recycleUserFiles, removeTrees, writeApiFiles, writeEditFiles, writeUserFiles } from './files/write-build.ts';
 import { keptIndexOf, type KeptIndex } from './reuse/kept-index.ts';
 import { writeRecord } from './reuse/record.ts';
-import { addStats, compressRelease, describeStats, emptyStats, type CompressStats } from './files/compress.ts';
+import { addStats, codingLayoutOf, compressRelease, describeStats, emptyStats, type CompressStats } from './files/compress.ts';
 import { assetLimitProblem, uploadedAssetFiles } from './hosts/cloudflare-assets.ts';
 import { faultPoint } from './faults.ts';
 import { BuildRefused, type Build } from './pipeline.ts';
@@ -51,7 +51,8 @@ export function startWriting(build: Build, read: ContentRead, release: ReleasePl
   const changedUsers = layers && new Set(times.changedUsers);
   // Compressed as they are written, beside the render (Cloudflare compresses itself).
   const compressed = emptyStats();
-  const writingUsers = writeUserFiles(release.usersStaging, index, times, changedUsers ? index.users.filter((u) => changedUsers.has(u.username)) : index.users, build.o.target === 'cloudflare' ? undefined : compressed, recycled);
+  const layout = codingLayoutOf(build.o.target);
+  const writingUsers = writeUserFiles(release.usersStaging, index, times, changedUsers ? index.users.filter((u) => changedUsers.has(u.username)) : index.users, layout && { stats: compressed, layout }, recycled);
   return { clearing, writingUsers, compressed, recycled };
 }
 
@@ -113,15 +114,16 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
     writeReleaseInfo(fresh, { id, previous: served.id ?? null, builtAt: index.builtAt, ...(layers && { layers }) });
     return written;
   });
-  // Compressed siblings of what this release wrote itself (compress.ts); a layered release reads
+  // Compressed codings of what this release wrote itself (compress.ts); a layered release reads
   // those of the files it leaves to others from there. Cloudflare compresses itself.
   let compressStats: CompressStats | undefined;
   let compressMs = 0;
-  if (o.target !== 'cloudflare') {
+  const layout = codingLayoutOf(o.target);
+  if (layout) {
     const t0 = performance.now();
     // The user answers are compressed by their thread as it writes them (write-build.ts), and so are the pages by the kept renderer.
     const compressedAsWritten = [...background.recycled ? [] : [USERS_DIR], ...rendered.pagesCompressed ? [PAGES_DIR] : []];
-    compressStats = await build.step('Compressing', () => compressRelease(freshLayout.client, compressedAsWritten));
+    compressStats = await build.step('Compressing', () => compressRelease(freshLayout.client, layout, compressedAsWritten));
     addStats(compressStats, background.compressed);
     addStats(compressStats, rendered.compressed);
     compressMs = Math.round(performance.now() - t0);

@@ -10,7 +10,7 @@ import { readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../
 import { buildLayout } from '../../src/release/layout.ts';
 import { readRecord } from '../../src/build/reuse/record.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
-import { FIXTURE } from '../support/helpers.ts';
+import { FIXTURE, servedText } from '../support/helpers.ts';
 
 const made: string[] = [];
 afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
@@ -101,30 +101,30 @@ describe('edit builds', () => {
 
     const a = editBuildServesAsWholeRead(content, dist, reference);
     // The edits are in what is served.
-    expect(a.files.get('sitemap.xml')!.toString()).toContain('/p/frank<');
-    expect(a.files.get('openapi.json')!.toString()).toContain('"username": "aaron"');
+    expect(servedText(a.files.get('sitemap.xml')!)).toContain('/p/frank<');
+    expect(servedText(a.files.get('openapi.json')!)).toContain('"username": "aaron"');
     expect(a.kept!.example).toEqual({ name: 'aaron', full: true });
-    expect(JSON.parse(a.files.get('api/v1/users/erin_99')!.toString()).data.displayName).toBe('Zoë');
-    const listed = JSON.parse(a.files.get('service-api/v1/creators')!.toString()).data.map((c: { username: string; displayName: string }) => `${c.username} ${c.displayName}`);
+    expect(JSON.parse(servedText(a.files.get('api/v1/users/erin_99')!)).data.displayName).toBe('Zoë');
+    const listed = JSON.parse(servedText(a.files.get('service-api/v1/creators')!)).data.map((c: { username: string; displayName: string }) => `${c.username} ${c.displayName}`);
     expect(listed).toContain('bob Robert');
     expect(listed.some((c: string) => c.startsWith('kate '))).toBe(false);
-    expect(a.files.get('index.html')!.toString()).toContain('Robert');
+    expect(servedText(a.files.get('index.html')!)).toContain('Robert');
   }, 120_000);
 
   test('a profile added or removed is in the browse pages, as a build reading every profile makes them', () => {
     const { content, dist, reference } = firstBuild('edit-browse');
-    const servedBrowse = () => servedState(dist).files.get('browse/1.html')!.toString();
+    const servedBrowse = () => servedText(servedState(dist).files.get('browse/1.html')!);
     expect(servedBrowse()).toContain('href="/p/erin_99"');
     expect(servedBrowse()).not.toContain('/p/bea"');
     fs.writeFileSync(path.join(content, 'profiles', 'bea.yaml'), 'displayName: Bea\ncreatedAt: 2024-01-01T00:00:00Z\n');
     fs.rmSync(path.join(content, 'profiles', 'erin_99.yaml'));
     const a = editBuildServesAsWholeRead(content, dist, reference);
-    const page = a.files.get('browse/1.html')!.toString();
+    const page = servedText(a.files.get('browse/1.html')!);
     // In username order: aaron, alice, bea, bob.
     expect(page).toMatch(/\/p\/alice"[^]*\/p\/bea"[^]*\/p\/bob"/);
     expect(page).not.toContain('/p/erin_99"');
     expect(page).toContain('8 profiles by username');
-    expect(a.files.get('index.html')!.toString()).toContain('href="/browse/1"');
+    expect(servedText(a.files.get('index.html')!)).toContain('href="/browse/1"');
   }, 120_000);
 
   test('without a profile that shows every part, one added first becomes the example', () => {
@@ -139,7 +139,7 @@ describe('edit builds', () => {
     const a = editBuildServesAsWholeRead(content, dist, reference);
     expect(a.kept!.example).toEqual({ name: 'amy', full: false });
     expect(a.files.has('api/v1/users/carol')).toBe(false);
-    expect(a.files.get('index.html')!.toString()).toContain('2 public profiles');
+    expect(servedText(a.files.get('index.html')!)).toContain('2 public profiles');
   }, 120_000);
 
   test('anything else reads every profile, and a problem fails the build as it always does', () => {

@@ -16,7 +16,7 @@ import { readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../
 import { buildLayout } from '../../src/release/layout.ts';
 import { validationCacheFile } from '../../src/config.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
-import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { FIXTURE, ROOT, unpackedEntries } from '../support/helpers.ts';
 import { makePng } from '../support/png.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 3);
@@ -139,7 +139,7 @@ function served(dist: string): Map<string, Buffer> {
   const client = buildLayout(releasePath(dist, id)).client;
   const layers = readReleaseInfo(dist, id)?.layers;
   const at = locator(releasesDir(dist), client, layers);
-  return new Map(releaseFiles(releasesDir(dist), client, layers).sort().map((f) => [f, fs.readFileSync(path.join(at(f)!, f))]));
+  return new Map(releaseFiles(releasesDir(dist), client, layers).sort().flatMap((f) => unpackedEntries(f, fs.readFileSync(path.join(at(f)!, f)))).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 const ENCODED = /\.(br|gz)$/;

@@ -11,7 +11,8 @@ import { manifestPages } from '../../src/build/reuse/page-reuse.ts';
 import { readRecord, writeRecord } from '../../src/build/reuse/record.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { serve } from '../../scripts/support/serve-build.ts';
-import { FIXTURE } from '../support/helpers.ts';
+import { FIXTURE, servedBytes, servedText } from '../support/helpers.ts';
+import { isPacked } from '../../src/release/coded-file.ts';
 
 const made: string[] = [];
 afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
@@ -81,10 +82,10 @@ describe('layered releases', () => {
         ...Object.fromEntries(Object.entries(info.layers!.from).filter(([f]) => f.startsWith('media/og/'))),
       },
     } satisfies Layers);
-    // Its own folders hold only those files, with their compressed siblings (which `from` does not name: they go with their file).
-    const withSiblings = (files: string[]) => files.flatMap((f) => [f, `${f}.br`, `${f}.gz`]);
-    expect(fs.readdirSync(path.join(dir, 'client', 'p')).sort()).toEqual(withSiblings(['bob.html', 'zed.html']));
-    expect(fs.readdirSync(path.join(dir, 'client', 'api', 'v1', 'users')).sort()).toEqual(withSiblings(['bob', 'zed']));
+    // Its own folders hold only those files, each with its compressed codings inside (src/release/coded-file.ts).
+    expect(fs.readdirSync(path.join(dir, 'client', 'p')).sort()).toEqual(['bob.html', 'zed.html']);
+    expect(fs.readdirSync(path.join(dir, 'client', 'api', 'v1', 'users')).sort()).toEqual(['bob', 'zed']);
+    for (const f of ['p/bob.html', 'p/zed.html', 'api/v1/users/bob', 'api/v1/users/zed']) expect(isPacked(fs.readFileSync(path.join(dir, 'client', f))), f).toBe(true);
 
     // The same files, byte for byte, as the whole release of the same content.
     const layeredFiles_ = servedFiles(layeredDist);
@@ -93,13 +94,13 @@ describe('layered releases', () => {
     for (const [file, bytes] of wholeFiles) expect(layeredFiles_.get(file)!.equals(bytes), file).toBe(true);
     // Unchanged answers kept their bytes (and so their timestamp) from the first build.
     expect(layeredFiles_.get('api/v1/users/alice')!.equals(before.get('api/v1/users/alice')!)).toBe(true);
-    expect(JSON.parse(layeredFiles_.get('api/v1/users/bob')!.toString()).meta.timestamp).toBe('2026-01-15T13:00:00.000Z');
+    expect(JSON.parse(servedText(layeredFiles_.get('api/v1/users/bob')!)).meta.timestamp).toBe('2026-01-15T13:00:00.000Z');
 
     // And the server reads it so.
     const server = await serve({ env: { DIST_DIR: layeredDist } });
     onTestFinished(() => server.stop());
     const get = (p: string) => fetch(`${server.base}${p}`);
-    expect(Buffer.from(await (await get('/api/v1/users/alice')).arrayBuffer()).equals(wholeFiles.get('api/v1/users/alice')!)).toBe(true);
+    expect(Buffer.from(await (await get('/api/v1/users/alice')).arrayBuffer()).equals(servedBytes(wholeFiles.get('api/v1/users/alice')!))).toBe(true);
     expect(await (await get('/p/zed')).text()).toContain('Zed');
     const gone = await get('/api/v1/users/erin_99');
     expect(gone.status).toBe(404);
@@ -149,7 +150,7 @@ describe('layered releases', () => {
     const [ours, theirs] = [servedFiles(dist), servedFiles(whole)];
     expect([...ours.keys()]).toEqual([...theirs.keys()]);
     for (const [file, bytes] of theirs) expect(ours.get(file)!.equals(bytes), file).toBe(true);
-    expect(ours.get('api/v1/users/dave')!.toString()).toContain('"views":424242');
+    expect(servedText(ours.get('api/v1/users/dave')!)).toContain('"views":424242');
   }, 120_000);
 
   test('layers over layers keep one base; the releases read from are never pruned', () => {
@@ -167,7 +168,7 @@ describe('layered releases', () => {
     const { info } = served(dist);
     expect(fs.existsSync(releasePath(dist, info.layers!.from['p/bob.html']!))).toBe(true);
     expect(layeredFiles(releasesDir(dist), buildLayout(served(dist).dir).client, info.layers, 'p/').sort())
-      .toEqual(['alice', 'bob', 'carol', 'dave', 'frank', 'kate', 'zed'].flatMap((n) => [`p/${n}.html`, `p/${n}.html.br`, `p/${n}.html.gz`]));
+      .toEqual(['alice', 'bob', 'carol', 'dave', 'frank', 'kate', 'zed'].map((n) => `p/${n}.html`));
   }, 90_000);
 
   test('pruning keeps whatever a kept release reads from', () => {

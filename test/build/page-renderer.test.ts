@@ -13,7 +13,7 @@ import { renderFingerprint } from '../../src/build/reuse/page-reuse.ts';
 import { releasePath, servedRelease } from '../../src/release/releases.ts';
 import { BUILD_EPOCH, TEST_SITE_URL, sharedBuild, workDir } from '../support/built-server.ts';
 import { buildSite } from '../../scripts/support/serve-build.ts';
-import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { FIXTURE, ROOT, readServedFile } from '../support/helpers.ts';
 
 const WORK = workDir('page-renderer');
 const ENV = { ...process.env, SITE_URL: TEST_SITE_URL, SOURCE_DATE_EPOCH: String(BUILD_EPOCH) };
@@ -86,7 +86,7 @@ describe('rendering with the code a full build kept', () => {
     expect(rendered.has('p/alice.html') && rendered.has('index.html') && rendered.has('sitemap.xml')).toBe(true);
     expectSameFiles(rendered, astroPages(original.client));
     const shared = path.join(releasePath(sharedBuild().dist, servedRelease(sharedBuild().dist)!), 'client');
-    for (const [file, bytes] of rendered) expect(fs.readFileSync(path.join(shared, file)).equals(bytes), file).toBe(true);
+    for (const [file, bytes] of rendered) expect(readServedFile(path.join(shared, file)).equals(bytes), file).toBe(true);
   }, 60_000);
 
   test('profile pages and the home page alone are the same bytes', () => {

@@ -11,7 +11,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEPLOY_REDIRECT } from '../../src/build/astro/wrangler-deploy-config.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
-import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { FIXTURE, ROOT, readServedFile } from '../support/helpers.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { freePort } from '../../scripts/support/serve-build.ts';
 
@@ -72,7 +72,7 @@ const get = (address: string, init: RequestInit = {}) => fetch(base + address, {
 
 describe.skipIf(!workerdRuns)('Cloudflare Workers under wrangler dev', () => {
   test('the pages are pre-rendered in Node: byte for byte those of the Node build', () => {
-    const page = (d: string) => fs.readFileSync(path.join(d, 'client', 'p', 'alice.html'), 'utf8');
+    const page = (d: string) => readServedFile(path.join(d, 'client', 'p', 'alice.html')).toString('utf8');
     expect(page(dist)).toBe(page(sharedBuild().dist));
     // The Worker bundle is the handler alone, no Astro middleware chunk beside it, and of Node's
     // modules only what nodejs_compat provides (wrangler.jsonc says why).

@@ -13,6 +13,7 @@ import { readReleaseInfo, releasesDir, servedRelease } from '../../src/release/r
 import { MIN_COMPRESSED_BYTES } from '../../src/build/files/compress.ts';
 import { ENCODINGS, compressedBaseOf, isCompressible } from '../../src/http/headers.ts';
 import { ownBuild, sharedBuild } from '../support/built-server.ts';
+import { unpackedEntries } from '../support/helpers.ts';
 
 const { base, dist: DIST } = sharedBuild();
 
@@ -33,13 +34,19 @@ function get(origin: string, target: string, headers: Record<string, string> = {
 const decoded = (r: Got) =>
   (r.headers['content-encoding'] === 'br' ? zlib.brotliDecompressSync(r.body) : r.headers['content-encoding'] === 'gzip' ? zlib.gunzipSync(r.body) : r.body);
 
-/** Every file of a release as the server reads it (a layered release reads some from others), by path. */
-function servedReleaseFiles(dist: string): Map<string, string> {
+/**
+ * Every file of a release as the server reads it (a layered release reads some from others), by
+ * path, with the codings a `node` release keeps inside a file as siblings of it
+ * (src/release/coded-file.ts); and that no coding is a file of its own there.
+ */
+function servedReleaseFiles(dist: string): Map<string, Buffer> {
   const id = servedRelease(dist)!;
   const info = readReleaseInfo(dist, id)!;
   const client = path.join(releasesDir(dist), id, 'client');
   const at = locator(releasesDir(dist), client, info.layers);
-  return new Map(releaseFiles(releasesDir(dist), client, info.layers).map((f) => [f, path.join(at(f)!, f)]));
+  const stored = releaseFiles(releasesDir(dist), client, info.layers);
+  expect(stored.filter((f) => compressedBaseOf(f) !== undefined)).toEqual([]);
+  return new Map(stored.flatMap((f) => unpackedEntries(f, fs.readFileSync(path.join(at(f)!, f)))));
 }
 
 /**
@@ -49,19 +56,18 @@ function servedReleaseFiles(dist: string): Map<string, string> {
 function checkSiblings(dist: string): number {
   const files = servedReleaseFiles(dist);
   let checked = 0;
-  for (const [file, where] of files) {
+  for (const [file, bytes] of files) {
     const own = compressedBaseOf(file);
     if (own !== undefined) {
       expect(isCompressible(own), file).toBe(true);
       expect(files.has(own), `${file} without its file`).toBe(true);
-      const bytes = fs.readFileSync(where);
       const plain = file.endsWith('.br') ? zlib.brotliDecompressSync(bytes) : zlib.gunzipSync(bytes);
-      expect(plain.equals(fs.readFileSync(files.get(own)!)), file).toBe(true);
+      expect(plain.equals(files.get(own)!), file).toBe(true);
       expect(bytes.length, file).toBeLessThanOrEqual(plain.length * 0.9);
       checked++;
       continue;
     }
-    const size = fs.statSync(where).size;
+    const size = bytes.length;
     if (isCompressible(file) && size >= 2048) for (const e of ENCODINGS) expect(files.has(file + e.suffix), `${file}${e.suffix}`).toBe(true);
     if (!isCompressible(file) || size < MIN_COMPRESSED_BYTES) for (const e of ENCODINGS) expect(files.has(file + e.suffix), `${file}${e.suffix}`).toBe(false);
   }

@@ -5,9 +5,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import os from 'node:os';
 import { chromium } from 'playwright-core';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { sharedBuild, TEST_SITE_URL } from '../support/built-server.ts';
+import { readServedFile } from '../support/helpers.ts';
 
 const VNU_JAR = String(createRequire(import.meta.url)('vnu-jar'));
 const HAS_JAVA = spawnSync('java', ['-version']).status === 0;
@@ -86,7 +88,14 @@ describe.skipIf(!HAS_JAVA)('vnu (the W3C validator) on the built pages', () => {
     const client = path.join(dist, 'client');
     const pages = ['docs.html', 'index.html', '404.html', 'lookup.html', ...fs.readdirSync(path.join(client, 'p')).filter((f) => f.endsWith('.html')).map((f) => `p/${f}`)];
     expect(pages.length).toBeGreaterThan(5);
-    const run = spawnSync('java', ['-jar', VNU_JAR, '--format', 'json', '--errors-only', ...pages], { cwd: client, encoding: 'utf8' });
+    // The pages as served: a `node` release's files hold their compressed codings too (src/release/coded-file.ts).
+    const served = fs.mkdtempSync(path.join(os.tmpdir(), 'vnu-'));
+    onTestFinished(() => fs.rmSync(served, { recursive: true, force: true }));
+    for (const page of pages) {
+      fs.mkdirSync(path.dirname(path.join(served, page)), { recursive: true });
+      fs.writeFileSync(path.join(served, page), readServedFile(path.join(client, page)));
+    }
+    const run = spawnSync('java', ['-jar', VNU_JAR, '--format', 'json', '--errors-only', ...pages], { cwd: served, encoding: 'utf8' });
     const messages = (JSON.parse(run.stderr) as { messages: { type: string; url: string; message: string; lastLine?: number }[] }).messages;
     const errors = messages.filter((m) => m.type !== 'info').map((m) => `${path.basename(m.url)}:${m.lastLine ?? '?'} ${m.message}`);
     expect(errors).toEqual([]);

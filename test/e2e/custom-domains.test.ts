@@ -6,9 +6,10 @@ import { describe, expect, test } from 'vitest';
 import { etagOf } from '../../src/http/response.ts';
 import { sharedBuild } from '../support/built-server.ts';
 import { rawRequest } from '../support/raw-http.ts';
+import { readServedFile } from '../support/helpers.ts';
 
 const service = sharedBuild();
-const file = (rel: string) => fs.readFileSync(path.join(service.dist, 'client', rel));
+const file = (rel: string) => readServedFile(path.join(service.dist, 'client', rel));
 
 describe('a profile on its own domain', () => {
   test('`/` on the custom domain is the profile page, byte for byte, with the page headers', async () => {

@@ -8,9 +8,10 @@ import { linkHandle, platformLabel, socialIcon } from '../../src/ui/icons.ts';
 import { previewFileOf, previewImage } from '../../src/ui/og-image.ts';
 import { writePreviewImages } from '../../src/ui/og-image-png.ts';
 import { TEST_SITE_URL, ownBuild, sharedBuild, workDir, type OwnBuild } from '../support/built-server.ts';
+import { readServedFile } from '../support/helpers.ts';
 
 const { dist, base } = sharedBuild();
-const pageIn = (distDir: string, username: string) => fs.readFileSync(path.join(distDir, 'client', 'p', `${username}.html`), 'utf8');
+const pageIn = (distDir: string, username: string) => readServedFile(path.join(distDir, 'client', 'p', `${username}.html`)).toString('utf8');
 const page = (username: string) => pageIn(dist, username);
 
 interface Element {

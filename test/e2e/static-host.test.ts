@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { filesAt, isServedFile } from '../../src/http/headers.ts';
 import { TEST_SITE_URL, buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
-import { FIXTURE } from '../support/helpers.ts';
+import { FIXTURE, readServedFile } from '../support/helpers.ts';
 
 const service = sharedBuild();
 const client = path.join(service.dist, 'client');
@@ -39,7 +39,7 @@ describe('dist/client on a static host', () => {
     const checked = new Set<string>();
     const dead: string[] = [];
     for (const page of pages) {
-      for (const address of addressesIn(fs.readFileSync(path.join(client, page), 'utf8'))) {
+      for (const address of addressesIn(readServedFile(path.join(client, page)).toString('utf8'))) {
         if (checked.has(address)) continue;
         checked.add(address);
         if (address.includes('?') || !staticFileAt(address)) dead.push(`${address} (in ${page})`);
@@ -68,7 +68,7 @@ describe('dist/client on a static host', () => {
       // The answers, not their compressed siblings (src/build/files/compress.ts).
       for (const name of fs.readdirSync(path.join(own, 'api', 'v1', 'users')).filter((f) => isServedFile(`api/v1/users/${f}`))) {
         const user = JSON.parse(fs.readFileSync(path.join(own, 'api', 'v1', 'users', name), 'utf8')).data;
-        const node = JSON.parse(fs.readFileSync(path.join(client, 'api', 'v1', 'users', name), 'utf8')).data;
+        const node = JSON.parse(readServedFile(path.join(client, 'api', 'v1', 'users', name)).toString('utf8')).data;
         addressesOfUsers.push(user.avatarUrl, ...(user.avatarDecoration ? [user.avatarDecoration.url] : []));
         if (!user.hasCustomDomain) addressesOfUsers.push(user.pageUrl);
         // Everything else is the Node build's answer.
@@ -87,7 +87,7 @@ describe('dist/client on a static host', () => {
       const script = '<script src="/lookup.js" defer></script>';
       const home = fs.readFileSync(path.join(own, 'index.html'), 'utf8');
       expect(home).toContain(script);
-      expect(home.replace(script, '')).toBe(fs.readFileSync(path.join(client, 'index.html'), 'utf8'));
+      expect(home.replace(script, '')).toBe(readServedFile(path.join(client, 'index.html')).toString('utf8'));
     } finally {
       fs.rmSync(path.dirname(dist), { recursive: true, force: true });
     }

@@ -11,6 +11,7 @@ import { assetFiles, type AssetsBinding } from '../../src/edge/asset-files.ts';
 import { r2Files, type ObjectBucket } from '../../src/edge/r2-files.ts';
 import { objectTables, type ObjectTables } from '../../src/build/hosts/object-tables.ts';
 import { sharedBuild } from '../support/built-server.ts';
+import { readServedFile } from '../support/helpers.ts';
 
 /**
  * The asset server as the `ASSETS` binding answers the handler (wrangler.jsonc: `auto-trailing-slash`):
@@ -22,7 +23,7 @@ function assetsOf(clientDir: string, extra = new Map<string, string>(), hidden: 
     if (hidden(file)) return undefined;
     if (extra.has(file)) return new TextEncoder().encode(extra.get(file));
     const full = path.join(clientDir, file);
-    return fs.statSync(full, { throwIfNoEntry: false })?.isFile() ? new Uint8Array(fs.readFileSync(full)) : undefined;
+    return fs.statSync(full, { throwIfNoEntry: false })?.isFile() ? new Uint8Array(readServedFile(full)) : undefined;
   };
   return {
     async fetch(request) {
@@ -53,7 +54,7 @@ beforeAll(async () => {
     script: 'export default { fetch() { return new Response(null, { status: 204 }); } }',
   }));
   bucket = await mf.getR2Bucket('BUCKET') as unknown as typeof bucket;
-  for (const [digest, file] of built.objects) await (bucket as unknown as { put(k: string, v: Uint8Array): Promise<unknown> }).put(objectKey(digest), fs.readFileSync(file));
+  for (const [digest, file] of built.objects) await (bucket as unknown as { put(k: string, v: Uint8Array): Promise<unknown> }).put(objectKey(digest), readServedFile(file));
 }, 120_000);
 afterAll(async () => { await mf?.dispose(); });
 
@@ -113,7 +114,7 @@ describe('profiles from R2', () => {
   test('an object the tables name but the bucket lacks is an error, not a 404', async () => {
     const name = names[0]!;
     const digest = (JSON.parse(built.tables.get(tableFile(name, tableCount(names.length)))!)[name] as string[])[0]!;
-    const bytes = fs.readFileSync(built.objects.get(digest)!);
+    const bytes = readServedFile(built.objects.get(digest)!);
     await bucket.delete(objectKey(digest));
     try {
       await expect(r2().read(`p/${name}.html`)).rejects.toThrow(`no object ${objectKey(digest)}`);

@@ -14,6 +14,7 @@ import { buildLayout } from '../../src/release/layout.ts';
 import { releasePath, servedRelease } from '../../src/release/releases.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
 import { ROOT } from '../support/helpers.ts';
+import { isPacked } from '../../src/release/coded-file.ts';
 import type { IndexColumns } from '../../src/model/site-index.ts';
 import { LOOKUP_BUCKETS, LOOKUP_DIR, USER_NAMES_FILE, lookupFiles } from '../../src/api/release-files.ts';
 import { BITS_PER_NAME } from '../../src/api/name-filter.ts';
@@ -105,10 +106,13 @@ describe('what a build writes for one profile does not depend on the others', ()
       expect(fs.readFileSync(theirs).equals(fs.readFileSync(path.join(small, file))), `${file} differs at ${LARGE} profiles`).toBe(true);
       compared.push(file);
     }
-    // Each profile's page and answer, compressed or not, and the preview images.
+    // Each profile's page and answer, with their compressed codings inside (src/release/coded-file.ts), and the preview images.
     const names = Array.from({ length: SMALL }, (_, i) => `user${String(i).padStart(6, '0')}`);
     for (const name of names) {
-      for (const file of [`p/${name}.html`, `api/v1/users/${name}`]) for (const suffix of ['', '.br', '.gz']) expect(compared).toContain(`${file}${suffix}`);
+      for (const file of [`p/${name}.html`, `api/v1/users/${name}`]) {
+        expect(compared).toContain(file);
+        expect(isPacked(fs.readFileSync(path.join(small, file))), file).toBe(true);
+      }
     }
     expect(compared.filter((f) => f.startsWith('media/og/')).length).toBeGreaterThan(0);
   });

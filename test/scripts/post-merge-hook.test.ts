@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { servedRelease } from '../../src/release/releases.ts';
 import { TEST_SITE_URL, BUILD_EPOCH, buildFixture, workDir } from '../support/built-server.ts';
-import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { FIXTURE, ROOT, readServedFile } from '../support/helpers.ts';
 
 const hasGit = !spawnSync('git', ['--version']).error;
 const work = workDir('post-merge-hook');
@@ -21,7 +21,7 @@ const git = (cwd: string, ...args: string[]) => {
   expect(r.status, `git ${args.join(' ')}: ${r.stderr}`).toBe(0);
   return r;
 };
-const bobAnswer = () => JSON.parse(fs.readFileSync(path.join(dist, 'client', 'api', 'v1', 'users', 'bob'), 'utf8')) as { data: { displayName: string } };
+const bobAnswer = () => JSON.parse(readServedFile(path.join(dist, 'client', 'api', 'v1', 'users', 'bob')).toString('utf8')) as { data: { displayName: string } };
 const editBob = (line: string) => {
   const file = path.join(upstream, 'profiles', 'bob.yaml');
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^displayName: .*$/m, line));

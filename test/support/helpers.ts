@@ -7,6 +7,8 @@ import { loadContent } from '../../src/content/load.ts';
 import { splitTarget, type ApiRequest } from '../../src/http/request.ts';
 import { IndexFiles } from '../../src/api/index-files.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
+import { identityOf, isPacked, partOf } from '../../src/release/coded-file.ts';
+import { ENCODINGS } from '../../src/http/headers.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'content');
@@ -40,10 +42,35 @@ export function request(target: string, init: { method?: string; headers?: Recor
 export const bodyText = (body: string | Uint8Array | null) => (body === null ? '' : typeof body === 'string' ? body : Buffer.from(body).toString('utf8'));
 export const bodyJson = (r: { body: string | Uint8Array | null }) => JSON.parse(bodyText(r.body));
 
-/** A build file's bytes, a compressed sibling's (src/build/files/compress.ts) decoded: what a client gets from it. */
+/**
+ * A build file's bytes, a compressed coding's (src/build/files/compress.ts) decoded, from a sibling
+ * file or from inside its file (src/release/coded-file.ts): what a client gets from it.
+ */
 export function readDecoded(file: string): Buffer {
-  const bytes = fs.readFileSync(file);
-  if (file.endsWith('.br')) return zlib.brotliDecompressSync(bytes);
-  if (file.endsWith('.gz')) return zlib.gunzipSync(bytes);
-  return bytes;
+  const coding = ENCODINGS.find((e) => file.endsWith(e.suffix));
+  if (!coding) return readServedFile(file);
+  const base = file.slice(0, -coding.suffix.length);
+  const bytes = fs.existsSync(file) ? fs.readFileSync(file) : Buffer.from(partOf(fs.readFileSync(base), coding) ?? Buffer.alloc(0));
+  return coding.name === 'br' ? zlib.brotliDecompressSync(bytes) : zlib.gunzipSync(bytes);
+}
+
+/** A release file's bytes as served without a coding: out of a `node` release's file that holds its codings too (src/release/coded-file.ts). */
+export const servedBytes = (stored: Uint8Array): Buffer => Buffer.from(identityOf(stored));
+export const servedText = (stored: Uint8Array): string => servedBytes(stored).toString('utf8');
+/** `servedBytes` of the file at `file`. */
+export const readServedFile = (file: string): Buffer => servedBytes(fs.readFileSync(file));
+
+/**
+ * A release file as the files it stands for: a `node` release's file holding its codings
+ * (src/release/coded-file.ts) as the file and a `.br`/`.gz` sibling for each coding it holds, as a
+ * `static` release writes them; any other file as it is.
+ */
+export function unpackedEntries(file: string, stored: Buffer): [string, Buffer][] {
+  if (!isPacked(stored)) return [[file, stored]];
+  const out: [string, Buffer][] = [[file, servedBytes(stored)]];
+  for (const e of ENCODINGS) {
+    const part = partOf(stored, e);
+    if (part) out.push([file + e.suffix, Buffer.from(part)]);
+  }
+  return out;
 }

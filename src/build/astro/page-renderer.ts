@@ -19,8 +19,7 @@ import { handOverSiteIndex } from './page-data.ts';
 import { astroFallback } from './fallbacks.ts';
 import { KEPT_FILE, readKept, type KeptRendererKey } from './keep-renderer.ts';
 import type { SiteIndex } from '../../model/site-index.ts';
-import { isCompressible } from '../../http/headers.ts';
-import { emptyStats, writeCompressed, type CompressStats } from '../files/compress.ts';
+import { emptyStats, writeCoded, type CodingLayout, type CompressStats } from '../files/compress.ts';
 
 /** Why a kept renderer cannot be used: the build renders with `astro build` instead. */
 export class RendererUnavailable extends Error {
@@ -76,13 +75,13 @@ export class PageRenderer {
   readonly #madeDirs = new Set<string>();
   /** Profile pages written so far, for the build's progress lines. */
   profilePagesWritten = 0;
-  /** Whether each page's compressed siblings are written with it (compress.ts): not for Cloudflare. */
-  readonly #compress: boolean;
+  /** How each page's compressed codings are written with it (compress.ts): none for Cloudflare. */
+  readonly #layout: CodingLayout | undefined;
   /** What this renderer compressed, for the build's figures. */
   readonly compressed: CompressStats = emptyStats();
 
-  constructor(app: BuildApp, manifest: KeptManifest, compress = false) {
-    this.#compress = compress;
+  constructor(app: BuildApp, manifest: KeptManifest, layout?: CodingLayout) {
+    this.#layout = layout;
     if (manifest.buildFormat !== 'file' || manifest.base !== '/') {
       throw new RendererUnavailable(`the renderer writes pages as astro.config.mjs has them (build.format 'file', base '/'), not ${manifest.buildFormat} at ${manifest.base}`);
     }
@@ -187,10 +186,9 @@ export class PageRenderer {
       fs.mkdirSync(dir, { recursive: true });
       this.#madeDirs.add(dir);
     }
-    // One synchronous call: three trips through libuv's threads per page cost more than the write.
-    fs.writeFileSync(to, body);
-    // Compressed while the bytes are at hand: the compress step, after, skips a file with siblings.
-    if (this.#compress && isCompressible(file)) writeCompressed(to, file, body, this.compressed);
+    // Compressed while the bytes are at hand (the compress step, after, skips a file with codings),
+    // each file in one synchronous call: three trips through libuv's threads per page cost more than the write.
+    writeCoded(to, file, body, this.#layout, this.compressed);
     if (route === this.#profile) this.profilePagesWritten++;
     return to;
   }
@@ -199,10 +197,10 @@ export class PageRenderer {
 /**
  * The renderer kept in `dir` for `key`; RendererUnavailable (with the reason) when there is none or
  * it cannot be used. Its pages read what `astro build`'s do from the process: CONTENT_DIR (the
- * avatars, for link previews), and the index handed to each call. `compress`: each page's
- * compressed siblings written with it.
+ * avatars, for link previews), and the index handed to each call. `layout`: how each page's
+ * compressed codings are written with it (compress.ts), if at all.
  */
-export async function openRenderer(dir: string, key: KeptRendererKey, compress = false): Promise<PageRenderer> {
+export async function openRenderer(dir: string, key: KeptRendererKey, layout?: CodingLayout): Promise<PageRenderer> {
   const kept = readKept(dir, key);
   if (typeof kept === 'string') throw new RendererUnavailable(kept, !fs.existsSync(path.join(dir, KEPT_FILE)));
   let entry: { app?: BuildApp; manifest?: KeptManifest };
@@ -215,7 +213,7 @@ export async function openRenderer(dir: string, key: KeptRendererKey, compress =
   if (!app || !manifest || typeof app.render !== 'function' || typeof app.setInternals !== 'function' || typeof app.setOptions !== 'function' || !app.routeCache) {
     throw new RendererUnavailable(`the renderer in ${dir} is not the pre-render entry this code knows (another Astro version?)`);
   }
-  return new PageRenderer(app, manifest, compress);
+  return new PageRenderer(app, manifest, layout);
 }
 
 /**

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { SiteIndex } from '../../model/site-index.ts';
-import { addStats, emptyStats, type CompressStats } from '../files/compress.ts';
+import { addStats, emptyStats, type CodingLayout, type CompressStats } from '../files/compress.ts';
 import type { KeptRendererKey } from './keep-renderer.ts';
 import type { PageRenderer } from './page-renderer.ts';
 import type { RenderWorkerJob } from './render-worker.ts';
@@ -57,8 +57,8 @@ export interface ProfileRender {
   index: SiteIndex;
   names: readonly string[];
   clientDir: string;
-  /** Whether each page's compressed siblings are written with it (the renderer was opened so). */
-  compress: boolean;
+  /** How each page's compressed codings are written with it (the renderer was opened so). */
+  layout: CodingLayout | undefined;
   /** Pages written so far, all threads together, about once a second. */
   onProgress?: (rendered: number) => void;
 }
@@ -89,7 +89,7 @@ export async function renderProfilePages(job: ProfileRender): Promise<{ threads:
   try {
     const settled = await Promise.allSettled([
       job.renderer.renderChangedPages(job.index, own, job.clientDir),
-      ...others.map((names, k) => renderInWorker({ dir: job.dir, key: job.key, index: indexShare(job.index, names), names, clientDir: job.clientDir, compress: job.compress }, (n) => { done[k] = n; })),
+      ...others.map((names, k) => renderInWorker({ dir: job.dir, key: job.key, index: indexShare(job.index, names), names, clientDir: job.clientDir, layout: job.layout }, (n) => { done[k] = n; })),
     ]);
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;

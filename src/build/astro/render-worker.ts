@@ -5,6 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openRenderer } from './page-renderer.ts';
 import type { KeptRendererKey } from './keep-renderer.ts';
 import type { SiteIndex } from '../../model/site-index.ts';
+import type { CodingLayout } from '../files/compress.ts';
 
 export interface RenderWorkerJob {
   /** The kept renderer's folder and what it must have been kept for. */
@@ -14,13 +15,13 @@ export interface RenderWorkerJob {
   /** The profiles whose pages this worker writes. */
   names: string[];
   clientDir: string;
-  /** Whether each page's compressed siblings are written with it. */
-  compress: boolean;
+  /** How each page's compressed codings are written with it, if at all. */
+  layout: CodingLayout | undefined;
 }
 
 const job = workerData as RenderWorkerJob;
 
-const renderer = await openRenderer(job.dir, job.key, job.compress);
+const renderer = await openRenderer(job.dir, job.key, job.layout);
 const progress = setInterval(() => parentPort!.postMessage({ rendered: renderer.profilePagesWritten }), 1000);
 try {
   await renderer.renderChangedPages(job.index, job.names, job.clientDir);

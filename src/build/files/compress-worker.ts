@@ -3,10 +3,18 @@
 // stays free.
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { emptyStats, writeCompressed, type CompressBatch } from './compress.ts';
+import { isPacked } from '../../release/coded-file.ts';
+import { codedFile, emptyStats, type CompressBatch } from './compress.ts';
 
-parentPort!.on('message', ({ dir, files }: CompressBatch) => {
+parentPort!.on('message', ({ dir, files, layout }: CompressBatch) => {
   const stats = emptyStats();
-  for (const file of files) writeCompressed(`${dir}/${file}`, file, fs.readFileSync(`${dir}/${file}`), stats);
+  for (const file of files) {
+    const at = `${dir}/${file}`;
+    const bytes = fs.readFileSync(at);
+    if (isPacked(bytes)) continue;
+    const coded = codedFile(file, bytes, layout, stats);
+    if (coded.body !== bytes) fs.writeFileSync(at, coded.body);
+    for (const [suffix, body] of coded.siblings) fs.writeFileSync(at + suffix, body);
+  }
   parentPort!.postMessage(stats);
 });

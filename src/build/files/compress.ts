@@ -13,8 +13,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import zlib from 'node:zlib';
 import { Worker } from 'node:worker_threads';
+import type { DeployTarget } from '../../config.ts';
 import { ENCODINGS, isCompressible } from '../../http/headers.ts';
 import { listFiles } from '../../release/layers.ts';
+import { packCodings } from '../../release/coded-file.ts';
+
+/**
+ * Where a release keeps the compressed codings of a file: `packed` inside the file itself
+ * (src/release/coded-file.ts), for the Node server, one inode a file instead of three; `siblings`
+ * beside it as `<file>.br` and `<file>.gz`, for static hosts (nginx's `gzip_static`). Cloudflare
+ * compresses itself: none.
+ */
+export type CodingLayout = 'packed' | 'siblings';
+export const codingLayoutOf = (target: DeployTarget): CodingLayout | undefined =>
+  target === 'node' ? 'packed' : target === 'static' ? 'siblings' : undefined;
 
 /**
  * Brotli quality 5 and gzip level 6: on the pages and answers of 20,000 profiles, quality 11 saved
@@ -75,18 +87,29 @@ export function addStats(a: CompressStats, b: CompressStats): void {
 }
 
 /**
- * Writes the siblings of `bytes`, just written to `file` (its path in the release: `rel`), and
- * counts them into `stats`: the compress step's threads and the render threads, which compress
- * each page as they write it, do the same.
+ * What `file` (its path in the release) holds for `bytes` as `layout` keeps codings, and the
+ * siblings to write beside it; the figures counted into `stats`. The render threads, the user
+ * files' thread and the compress step's threads all write through here.
  */
-export function writeCompressed(file: string, rel: string, bytes: Uint8Array, stats: CompressStats): void {
+export function codedFile(file: string, bytes: Uint8Array, layout: CodingLayout, stats: CompressStats): { body: Uint8Array; siblings: ReadonlyMap<string, Buffer> } {
   const siblings = compressedSiblings(bytes);
-  for (const [suffix, body] of siblings) fs.writeFileSync(file + suffix, body);
-  const kind = (stats.byKind[compressedKind(rel)] ??= { files: 0, bytes: 0, br: 0, gz: 0 });
+  const kind = (stats.byKind[compressedKind(file)] ??= { files: 0, bytes: 0, br: 0, gz: 0 });
   const br = siblings.get('.br')?.byteLength ?? bytes.byteLength;
   const gz = siblings.get('.gz')?.byteLength ?? bytes.byteLength;
   kind.files++; kind.bytes += bytes.byteLength; kind.br += br; kind.gz += gz;
   stats.files++; stats.bytes += bytes.byteLength; stats.br += br; stats.gz += gz;
+  return layout === 'packed' ? { body: packCodings(bytes, siblings), siblings: new Map() } : { body: bytes, siblings };
+}
+
+/** Writes `bytes` to `path` (`file`: its path in the release) with its codings as `layout` keeps them, for a file worth compressing. */
+export function writeCoded(path: string, file: string, bytes: Uint8Array, layout: CodingLayout | undefined, stats: CompressStats): void {
+  if (!layout || !isCompressible(file)) {
+    fs.writeFileSync(path, bytes);
+    return;
+  }
+  const coded = codedFile(file, bytes, layout, stats);
+  fs.writeFileSync(path, coded.body);
+  for (const [suffix, body] of coded.siblings) fs.writeFileSync(path + suffix, body);
 }
 
 /** Files a compress worker is sent at once: a few MB. */
@@ -96,19 +119,21 @@ const FILES_PER_BATCH = 256;
 export interface CompressBatch {
   dir: string;
   files: string[];
+  layout: CodingLayout;
 }
 
 /**
- * Writes the compressed siblings of the files of `clientDir` (its own files, not those a layered
- * release reads from others) that are worth compressing and have none yet, in worker threads, one
- * per core. `compressedAsWritten`: folders whose writers compressed every file (the user answers,
- * the pages the kept renderer wrote), not even listed. Returns what it compressed: a file whose
- * siblings saved too little counts with its own size for both.
+ * Writes the compressed codings of the files of `clientDir` (its own files, not those a layered
+ * release reads from others) that are worth compressing and have none yet, as `layout` keeps them,
+ * in worker threads, one per core. `compressedAsWritten`: folders whose writers compressed every
+ * file (the user answers, the pages the kept renderer wrote), not even listed. Returns what it
+ * compressed: a file whose codings saved too little counts with its own size for both.
  */
-export async function compressRelease(clientDir: string, compressedAsWritten: readonly string[] = [], threads = os.availableParallelism()): Promise<CompressStats> {
+export async function compressRelease(clientDir: string, layout: CodingLayout, compressedAsWritten: readonly string[] = [], threads = os.availableParallelism()): Promise<CompressStats> {
   const files = listFiles(clientDir, compressedAsWritten);
   const present = new Set(files);
-  const todo = files.filter((f) => isCompressible(f) && !ENCODINGS.some((e) => present.has(f + e.suffix)));
+  // A packed file is told by its head, which the threads read: siblings by their names.
+  const todo = files.filter((f) => isCompressible(f) && (layout === 'packed' || !ENCODINGS.some((e) => present.has(f + e.suffix))));
   const stats = emptyStats();
   if (!todo.length) return stats;
   const batches = interleavedBatches(todo);
@@ -118,7 +143,7 @@ export async function compressRelease(clientDir: string, compressedAsWritten: re
       const next = () => {
         const files = batches.shift();
         if (!files) return resolve();
-        worker.postMessage({ dir: clientDir, files } satisfies CompressBatch);
+        worker.postMessage({ dir: clientDir, files, layout } satisfies CompressBatch);
       };
       worker.on('message', (done: CompressStats) => { addStats(stats, done); next(); });
       worker.once('error', reject);

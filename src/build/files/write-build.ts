@@ -16,7 +16,7 @@ import { writeStaticHostFiles } from '../hosts/static-host-files.ts';
 import { writeStaticHostHeaders } from '../hosts/static-host-headers.ts';
 import { writeStaticHostRedirects } from '../hosts/static-host-redirects.ts';
 import type { UserFilesBatch } from './user-files-worker.ts';
-import { addStats, type CompressStats } from './compress.ts';
+import { addStats, type CodingLayout, type CompressStats } from './compress.ts';
 import type { AnswerTimes } from '../reuse/answer-times.ts';
 import type { Layers } from '../../release/layers.ts';
 import type { PublicUser } from '../../schemas/api.ts';
@@ -35,12 +35,12 @@ const USERS_PER_BATCH = 1_000;
  * build runs it while Astro renders the pages, and `writeApiFiles` moves the folder into place with
  * one rename. The bytes are `prerenderedUserBody`'s, which `IndexFiles` makes in memory too.
  * Not an Astro endpoint: one cost more than 20% of build time (docs/design.md). With `compressed`,
- * each file written gets its compressed siblings too (compress.ts), counted there.
+ * each file written gets its compressed codings too, as its layout keeps them (compress.ts), counted there.
  */
-export async function writeUserFiles(stagingDir: string, index: SiteIndex, times: AnswerTimes, users: Iterable<PublicUser> = index.users, compressed?: CompressStats, recycled = true): Promise<number> {
+export async function writeUserFiles(stagingDir: string, index: SiteIndex, times: AnswerTimes, users: Iterable<PublicUser> = index.users, compressed?: { stats: CompressStats; layout: CodingLayout }, recycled = true): Promise<number> {
   await fs.promises.mkdir(stagingDir, { recursive: true });
   const rel = `${USERS_PATH.replace(/^\/+/, '').replace(/\/*$/, '/')}`;
-  const worker = new Worker(new URL('./user-files-worker.ts', import.meta.url), { workerData: { dir: stagingDir, rel, compress: compressed !== undefined } });
+  const worker = new Worker(new URL('./user-files-worker.ts', import.meta.url), { workerData: { dir: stagingDir, rel, layout: compressed?.layout } });
   const usersLeft = users[Symbol.iterator]();
   let written = 0;
   try {
@@ -74,7 +74,7 @@ export async function writeUserFiles(stagingDir: string, index: SiteIndex, times
       };
       worker.on('message', (done: { written: number; compressed: CompressStats }) => {
         written += done.written;
-        if (compressed) addStats(compressed, done.compressed);
+        if (compressed) addStats(compressed.stats, done.compressed);
         inFlight--;
         if (!finished) send();
         else if (inFlight === 0) resolve();

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { OBJECT_TABLES_HEAD, SLOTS, objectSlot, slotFile, tableCount, tableFile, type ObjectRow } from '../../api/object-tables.ts';
 import { bucketFiles } from '../../api/release-files.ts';
+import { identityOf } from '../../release/coded-file.ts';
 
 export interface ObjectTables {
   /** Table files by path in the client folder (`_lookup/objects/…`), the head included: JSON text. */
@@ -28,7 +29,8 @@ export function objectTables(clientDir: string): ObjectTables {
       const at = objectSlot(`${dir}/${entry}`);
       if (!at || at.slot !== slot) continue; // a compressed sibling, or another kind
       const file = path.join(clientDir, dir, entry);
-      const digest = digestOf(fs.readFileSync(file));
+      // Its bytes as served: out of a `node` release's file that holds its codings too (the edge compresses itself).
+      const digest = digestOf(Buffer.from(identityOf(fs.readFileSync(file))));
       objects.set(digest, file);
       let row = rows.get(at.name);
       if (!row) rows.set(at.name, row = Array<string | null>(SLOTS).fill(null));

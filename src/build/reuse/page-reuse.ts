@@ -174,10 +174,10 @@ export function goneNames(before: readonly string[], now: readonly string[]): st
 
 /**
  * Links each reused page into the new build (a copy where links are not possible), with its
- * compressed siblings where it has them (compress.ts); returns how many pages. `fromDir`: the
- * previous build's page folder, or where each page is (a layered release).
+ * compressed siblings where it has them (`siblings`: the layout keeps them beside it, compress.ts);
+ * returns how many pages. `fromDir`: the previous build's page folder, or where each page is (a layered release).
  */
-export function linkPages(names: readonly string[], fromDir: string | ((file: string) => string), toDir: string): number {
+export function linkPages(names: readonly string[], fromDir: string | ((file: string) => string), toDir: string, siblings = true): number {
   if (!names.length) return 0;
   fs.mkdirSync(toDir, { recursive: true });
   let linked = 0;
@@ -195,7 +195,7 @@ export function linkPages(names: readonly string[], fromDir: string | ((file: st
   };
   for (const name of names) {
     link(`${name}.html`, false);
-    for (const e of ENCODINGS) link(`${name}.html${e.suffix}`, true);
+    if (siblings) for (const e of ENCODINGS) link(`${name}.html${e.suffix}`, true);
     linked++;
   }
   return linked;
