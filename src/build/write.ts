@@ -15,6 +15,7 @@ import { keptIndexOf, type KeptIndex } from './reuse/kept-index.ts';
 import { writeRecord } from './reuse/record.ts';
 import { addStats, codingLayoutOf, compressRelease, describeStats, emptyStats, type CompressStats } from './files/compress.ts';
 import { assetLimitProblem, uploadedAssetFiles } from './hosts/cloudflare-assets.ts';
+import { folderLimitWarning, foldersPastLimit } from './hosts/static-host-files.ts';
 import { faultPoint } from './faults.ts';
 import { BuildRefused, type Build } from './pipeline.ts';
 import { USERS_DIR, type ContentRead, type ReleasePlan } from './plan.ts';
@@ -135,6 +136,8 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
     const problem = assetLimitProblem(uploadedAssetFiles(freshLayout.client).length, o.assetLimit, read.userCount);
     if (problem) throw new BuildRefused(problem);
   }
+  // A static build serves many hosts: only Netlify refuses a full folder, so this is a warning.
+  if (o.target === 'static') for (const past of foldersPastLimit(freshLayout.client)) console.warn(folderLimitWarning(past));
   return { ...stats, previews, compressMs, compressStats };
 }
 

@@ -158,9 +158,10 @@ export const isServedFile = (file: string) =>
   !NOT_SERVED.has(file) && !NOT_SERVED_DIRS.some((d) => file.startsWith(d)) && compressedBaseOf(file) === undefined;
 
 // ---------------------------------------------------------------------------------------------
-// Compression: the build writes `<file>.br` and `<file>.gz` beside a file worth compressing
-// (src/build/files/compress.ts); the server sends one of them, by the request's Accept-Encoding, at the
-// file's own address. A sibling is never served at an address of its own.
+// Compression: the build keeps a brotli and a gzip coding of each file worth compressing
+// (src/build/files/compress.ts), as `<file>.br` and `<file>.gz` beside it or, in a `node` release,
+// inside the file (src/release/coded-file.ts); the server sends one of them, by the request's
+// Accept-Encoding, at the file's own address. A coding is never served at an address of its own.
 
 /** A content coding we send, the suffix of its sibling file, and the tag its ETag carries. */
 export interface Encoding {

@@ -10,7 +10,7 @@ import redirector from 'netlify-redirector';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { staticHostRedirects } from '../../src/build/hosts/static-host-redirects.ts';
 import { addressOf, isServedFile, staticFileHeaders } from '../../src/http/headers.ts';
-import { API_NOT_FOUND_FILE, USER_NOT_FOUND_FILE } from '../../src/build/hosts/static-host-files.ts';
+import { API_NOT_FOUND_FILE, NETLIFY_FOLDER_LIMIT, USER_NOT_FOUND_FILE, folderLimitWarning, foldersPastLimit } from '../../src/build/hosts/static-host-files.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
 
@@ -166,5 +166,22 @@ describe('_redirects of a static build, as Netlify matches it', () => {
   test('only a static build has _redirects: on Cloudflare the Worker answers these addresses itself', () => {
     expect(files).toContain('_redirects');
     expect(fs.existsSync(path.join(sharedBuild().dist, 'client', '_redirects'))).toBe(false);
+  });
+});
+
+describe('Netlify\'s limit of files in one folder', () => {
+  test('the per-profile folders past a limit are named with their count, and the warning says what to do', () => {
+    // The fixture's 7 profiles: a page and its .br and .gz each in p/, likewise in api/v1/users/ but for answers too small to compress.
+    const pages = fs.readdirSync(path.join(client, 'p')).length;
+    const answers = fs.readdirSync(path.join(client, 'api', 'v1', 'users')).length;
+    expect(pages).toBeGreaterThan(7);
+    expect(foldersPastLimit(client)).toEqual([]);
+    expect(foldersPastLimit(client, pages - 1)).toEqual([{ folder: 'p', files: pages }, ...answers > pages - 1 ? [{ folder: 'api/v1/users', files: answers }] : []]);
+    expect(foldersPastLimit(client, Math.max(pages, answers))).toEqual([]);
+    const said = folderLimitWarning({ folder: 'p', files: 60_000 });
+    expect(said).toContain('p/ holds 60,000 files');
+    expect(said).toContain(`more than ${NETLIFY_FOLDER_LIMIT.toLocaleString('en')} in one folder`);
+    expect(said).toContain('delete the .br and .gz files');
+    expect(said).toContain('docs/deploying.md#netlify');
   });
 });

@@ -63,3 +63,29 @@ export function writeStaticHostFiles(clientDir: string, builtAt: string): void {
     fs.writeFileSync(to, text);
   }
 }
+
+/**
+ * Netlify refuses a deploy with more files than this in one folder
+ * (https://docs.netlify.com/site-deploys/overview/), and `netlify dev` does not check it.
+ */
+export const NETLIFY_FOLDER_LIMIT = 54_000;
+/** The folders of a static build that hold a file (and its compressed siblings) per profile. */
+export const PER_PROFILE_FOLDERS = ['p', 'api/v1/users'] as const;
+
+/** The per-profile folders of `clientDir` holding more than `limit` entries, with how many. */
+export function foldersPastLimit(clientDir: string, limit = NETLIFY_FOLDER_LIMIT): { folder: string; files: number }[] {
+  const out: { folder: string; files: number }[] = [];
+  for (const folder of PER_PROFILE_FOLDERS) {
+    let files: number;
+    try { files = fs.readdirSync(path.join(clientDir, ...folder.split('/'))).length; } catch { continue; }
+    if (files > limit) out.push({ folder, files });
+  }
+  return out;
+}
+
+/** What a static build says of a folder past Netlify's limit: which, how many, and what to do. */
+export function folderLimitWarning(past: { folder: string; files: number }, limit = NETLIFY_FOLDER_LIMIT): string {
+  return `warning: ${past.folder}/ holds ${past.files.toLocaleString('en')} files: Netlify refuses a deploy with more than ${limit.toLocaleString('en')} in one folder. `
+    + 'Other static hosts take it as it is. For Netlify, delete the .br and .gz files before deploying (Netlify compresses itself), '
+    + 'or serve more profiles with the Node server or Workers (docs/deploying.md#netlify).';
+}
