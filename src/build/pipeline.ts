@@ -20,6 +20,7 @@ import { rendererDir } from './astro/keep-renderer.ts';
 import { planRelease, readContent, type ContentRead, type ReleasePlan } from './plan.ts';
 import { renderPages, type Rendered } from './render.ts';
 import { startWriting, writeRelease, type Written } from './write.ts';
+import { codingLayoutOf } from './files/compress.ts';
 import { publishRelease } from './publish.ts';
 
 /** What a build is asked to do: read once from the command line and the environment (scripts/build-site.ts). */
@@ -60,6 +61,11 @@ export interface Build {
   o: BuildOptions;
   /** renderFingerprint of the code and SITE_URL. */
   fingerprint: string;
+  /**
+   * What a page file's bytes depend on besides its inputs: the fingerprint and how the target keeps
+   * compressed codings (compress.ts), so no build links a page another target stored otherwise.
+   */
+  pagesFingerprint: string;
   /** Where the renderer `astro build` kept for this code and target is (keep-renderer.ts). */
   keptKey: { fingerprint: string; target: DeployTarget };
   keptDir: string;
@@ -115,6 +121,7 @@ export async function runBuild(o: BuildOptions): Promise<number> {
   }
   const build: Build = {
     o, fingerprint, keptKey, keptDir, timings, started,
+    pagesFingerprint: `${fingerprint}.${codingLayoutOf(o.target) ?? 'plain'}`,
     seconds: () => ((performance.now() - started) / 1000).toFixed(1),
     async step(name, work) {
       const t0 = performance.now();

@@ -119,7 +119,7 @@ async function editBuild(build: Build): Promise<EditRead | undefined> {
   let why = '';
   const made = await build.step('Finding the changed profiles', async () => {
     const plan = await planEdit({
-      contentDir: o.contentDir, fingerprint: build.fingerprint, builtAt: o.builtAt, siteUrl: o.siteUrl, cacheFile: validationCacheFile(o.root, o.contentDir), readServed, settleMs: o.settleMs,
+      contentDir: o.contentDir, fingerprint: build.pagesFingerprint, builtAt: o.builtAt, siteUrl: o.siteUrl, cacheFile: validationCacheFile(o.root, o.contentDir), readServed, settleMs: o.settleMs,
       kept: () => validKeptIndex(record().kept),
       digests: () => validFileDigests(record().files),
       meanwhile: () => ({ manifest: record().manifest, times: new AnswerTimes(o.builtAt.toISOString(), record().times) }),
@@ -141,7 +141,7 @@ async function editBuild(build: Build): Promise<EditRead | undefined> {
 function editPages(build: Build, edit: EditPlan, manifest: PageManifest | undefined, times: AnswerTimes): { pages: PagePlan; times: AnswerTimes } | { reason: string } {
   const { kept, servedAt } = edit;
   const names = kept.names;
-  if (!manifest || manifest.fingerprint !== build.fingerprint || manifest.names.length !== edit.servedNames.length) return { reason: 'the served release\'s page manifest is not this code\'s' };
+  if (!manifest || manifest.fingerprint !== build.pagesFingerprint || manifest.names.length !== edit.servedNames.length) return { reason: 'the served release\'s page manifest is not this code\'s' };
   // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
   if (!times.hasPrevious) return { reason: 'the served release has no answer times' };
   const changed = new Map(edit.changed.map((u) => [u.username, u]));
@@ -268,7 +268,7 @@ export async function planRelease(build: Build, read: ContentRead): Promise<Rele
       return stamp === undefined ? undefined : userInputKey(stamp, u, avatarKey(avatarOf.get(u.username), read.avatarDigest));
     };
     const record = servedId ? servedRecord(build, servedId) : readRecord(servedLayout.record);
-    const pages = planPages(index, build.fingerprint, record.manifest, () => served.files('p/').map((f) => f.slice('p/'.length)), o.incremental, o.incremental ? jsonOf : undefined, inputKeyOf, read.avatarDigest);
+    const pages = planPages(index, build.pagesFingerprint, record.manifest, () => served.files('p/').map((f) => f.slice('p/'.length)), o.incremental, o.incremental ? jsonOf : undefined, inputKeyOf, read.avatarDigest);
     // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
     const times = new AnswerTimes(index.builtAt, record.times, !o.incremental);
     return { ...common, pages, times, layers: layersOfThisBuild(build, read, served, servedInfo?.builtAt, id, pages, times, jsonOf) };

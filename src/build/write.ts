@@ -108,7 +108,7 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
       });
     }
     const kept = edit?.plan.kept ?? (whole?.others === undefined ? undefined : keptIndexOf(
-      index, build.fingerprint, whole.others, (name) => read.stamps.get(name), (name) => whole.profileDigests.get(name), (user, avatar) => previewFileOf(avatarsDir, user, avatar),
+      index, build.pagesFingerprint, whole.others, (name) => read.stamps.get(name), (name) => whole.profileDigests.get(name), (user, avatar) => previewFileOf(avatarsDir, user, avatar),
       whole.decorationEntries, exampleOf(index.users), whole.warnings,
     ));
     writeRecord(freshLayout.record, { manifest: release.pages.manifest, times: times.record(), kept, files: read.digests });

@@ -9,11 +9,12 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { locator, releaseFiles } from '../../src/release/layers.ts';
-import { readReleaseInfo, releasesDir, servedRelease } from '../../src/release/releases.ts';
+import { listReleases, readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../src/release/releases.ts';
 import { MIN_COMPRESSED_BYTES } from '../../src/build/files/compress.ts';
 import { ENCODINGS, compressedBaseOf, isCompressible } from '../../src/http/headers.ts';
-import { ownBuild, sharedBuild } from '../support/built-server.ts';
-import { unpackedEntries } from '../support/helpers.ts';
+import { buildFixture, ownBuild, sharedBuild, workDir } from '../support/built-server.ts';
+import { FIXTURE, unpackedEntries } from '../support/helpers.ts';
+import { isPacked } from '../../src/release/coded-file.ts';
 
 const { base, dist: DIST } = sharedBuild();
 
@@ -99,6 +100,34 @@ describe('the build writes compressed siblings', () => {
     expect(page.headers['content-encoding']).toBe('br');
     expect(decoded(page).toString()).toContain('Robert');
   }, 60_000);
+});
+
+describe('each target keeps its own codings', () => {
+  // Pages are linked from the served release when their key is the same, and a whole build
+  // overwrites the answers of a release it prunes: neither may carry a Node release's packed
+  // files into a static one, which a static host would send as they are.
+  test('a static build after Node builds in the same folder holds no file packed for the Node server', () => {
+    const work = workDir('codings-across-targets');
+    onTestFinished(() => fs.rmSync(work, { recursive: true, force: true }));
+    const dist = path.join(work, 'dist');
+    // Three whole Node releases (none reads from another): the fourth build prunes the first and takes its answers' files.
+    for (let k = 0; k < 3; k++) {
+      const b = buildFixture(FIXTURE, dist, { SOURCE_DATE_EPOCH: String(1768482000 + k * 60), RELEASE_LAYERS: '0' });
+      expect(b.status, String(b.stderr)).toBe(0);
+    }
+    // The first (whole) release's page, written by the Node target with its codings inside.
+    expect(isPacked(fs.readFileSync(path.join(releasePath(dist, listReleases(dist)[0]!), 'client', 'p', 'alice.html')))).toBe(true);
+    const b = buildFixture(FIXTURE, dist, { DEPLOY_TARGET: 'static', SOURCE_DATE_EPOCH: String(1768482000 + 180) });
+    expect(b.status, String(b.stderr)).toBe(0);
+    const client = path.join(releasesDir(dist), servedRelease(dist)!, 'client');
+    const files = fs.readdirSync(client, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+    expect(files.filter((f) => isPacked(fs.readFileSync(f))).map((f) => path.relative(client, f))).toEqual([]);
+    for (const f of ['p/alice.html.br', 'p/alice.html.gz']) expect(fs.existsSync(path.join(client, f)), f).toBe(true);
+    // Every answer as the static release serves it: JSON, not a head and compressed bytes.
+    for (const f of fs.readdirSync(path.join(client, 'api', 'v1', 'users')).filter((n) => compressedBaseOf(n) === undefined)) {
+      expect(() => JSON.parse(fs.readFileSync(path.join(client, 'api', 'v1', 'users', f), 'utf8')), f).not.toThrow();
+    }
+  }, 90_000);
 });
 
 describe('the Node server sends them', () => {

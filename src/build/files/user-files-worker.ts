@@ -61,11 +61,16 @@ function writeInPlace(file: string, rel: string, bytes: Uint8Array, compressed: 
 const SIBLING_SUFFIXES = ENCODINGS.map((e) => e.suffix);
 const old = Buffer.allocUnsafe(64 * 1024);
 
-/** Whether the open file holds exactly `bytes`, packed with its codings or not (a user file is a few KB: one read). */
+/**
+ * Whether the open file holds `bytes` (a user file is a few KB: one read): with its codings inside
+ * or not where the layout packs them (the compress step packs a recycled plain one), exactly
+ * elsewhere, so that no static release keeps a file packed by a Node one.
+ */
 function sameBytes(fd: number, bytes: Uint8Array): boolean {
   const size = fs.fstatSync(fd).size;
-  if (size < bytes.length || size > old.length) return false;
+  if (size < bytes.length || size > old.length || (layout !== 'packed' && size !== bytes.length)) return false;
   let at = 0;
   for (let n; at < size && (n = fs.readSync(fd, old, at, size - at, at)) > 0;) at += n;
-  return at === size && Buffer.from(identityOf(old.subarray(0, at))).equals(bytes);
+  const stored = old.subarray(0, at);
+  return at === size && (layout === 'packed' ? Buffer.from(identityOf(stored)) : stored).equals(bytes);
 }
