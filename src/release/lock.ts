@@ -131,9 +131,13 @@ export function readLock(file: string): { holder: LockHolder | undefined; ageMs:
 
 /** Whether the holder may still run: a process of another host cannot be checked, so it may. */
 function isAlive(holder: LockHolder): boolean {
-  if (holder.host !== os.hostname()) return true;
+  return holder.host !== os.hostname() || processRuns(holder.pid);
+}
+
+/** Whether a process of this host with that id runs (one of another user's counts). */
+export function processRuns(pid: number): boolean {
   try {
-    process.kill(holder.pid, 0);
+    process.kill(pid, 0);
     return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';

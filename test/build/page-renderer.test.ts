@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { KEPT_FILE, KEPT_RENDERERS, KEPT_SERVER_DIR, keepRenderer, keepRendererIn, readKept, rendererDir } from '../../src/build/astro/keep-renderer.ts';
+import { KEPT_FILE, KEPT_RENDERERS, KEPT_SERVER_DIR, keepRenderer, keepRendererIn, pruneStore, readKept, rendererDir } from '../../src/build/astro/keep-renderer.ts';
 import { openRenderer, RendererUnavailable } from '../../src/build/astro/page-renderer.ts';
 import { renderFingerprint } from '../../src/build/reuse/page-reuse.ts';
 import { releasePath, servedRelease } from '../../src/release/releases.ts';
@@ -116,6 +116,16 @@ describe('rendering with the code a full build kept', () => {
 });
 
 describe('keeping the renderer', () => {
+  test('pruning the store leaves the copy another build is making now, and removes what dead builds left', () => {
+    const store = path.join(WORK, 'prune-store');
+    fs.mkdirSync(store, { recursive: true });
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const [mine, theirs, left, old] = [`node-a.${process.pid}.tmp`, `node-b.${dead}.tmp`, 'node-c.tmp', 'node-d'];
+    for (const name of [mine, theirs, left]) fs.mkdirSync(path.join(store, name, 'chunks'), { recursive: true });
+    pruneStore(store, path.join(store, old));
+    expect(fs.readdirSync(store).sort()).toEqual([mine]);
+  });
+
   const store = path.join(WORK, 'store');
   const server = path.join(WORK, 'fake-build', 'server');
   const integration = keepRenderer();

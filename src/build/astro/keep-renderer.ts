@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AstroIntegration } from 'astro';
 import { PAGE_DATA_URL } from './page-data.ts';
+import { processRuns } from '../../release/lock.ts';
 
 /** What the build script asked to keep: Astro imports astro.config.mjs natively, so this module is the build script's. */
 let keepRequest: (KeptRendererKey & { dir: string }) | undefined;
@@ -118,9 +119,15 @@ export const keepRenderer = (): AstroIntegration => {
 };
 
 /** Removes all but the newest `KEPT_RENDERERS` kept renderers, never `keep`, and what killed builds left half-copied. */
-function pruneStore(store: string, keep: string): void {
+export function pruneStore(store: string, keep: string): void {
   const names = safeReaddir(store);
-  for (const name of names.filter((n) => n.endsWith('.tmp'))) fs.rmSync(path.join(store, name), { recursive: true, force: true });
+  for (const name of names.filter((n) => n.endsWith('.tmp'))) {
+    // A build copying its own now (`<dir>.<pid>.tmp`) is left alone: removed under it, that build
+    // could rename a half-removed copy into the store, and the builds after it render with that.
+    const pid = Number(/\.(\d+)\.tmp$/.exec(name)?.[1]);
+    if (pid && processRuns(pid)) continue;
+    fs.rmSync(path.join(store, name), { recursive: true, force: true });
+  }
   const kept = names
     .filter((name) => !name.endsWith('.tmp'))
     .map((name) => path.join(store, name))
