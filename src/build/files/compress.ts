@@ -1,14 +1,17 @@
-// Compressed siblings: `<file>.br` and `<file>.gz` beside each file of a release worth compressing
+// Compressed codings: a brotli and a gzip copy of each file of a release worth compressing
 // (headers.ts `isCompressible`), for the Node server (src/api/handler.ts `fileAnswer`) and nginx's
-// `gzip_static`/`brotli_static` to send as they are. Not for Cloudflare, which compresses itself and
-// counts every file against its limit per version. Pages are compressed by the threads that render
-// them (src/build/astro/page-renderer.ts), the rest once everything else is written, by worker
-// threads; levels and the rule of what is worth it are measured in docs/scale.md ("Compression").
+// `gzip_static` to send as they are: inside the file for `node` (src/release/coded-file.ts), as
+// `<file>.br` and `<file>.gz` siblings for `static`, none for Cloudflare, which compresses itself
+// and counts every file against its limit per version (`codingLayoutOf`). Pages are compressed by
+// the threads that render them (src/build/astro/page-renderer.ts), answers by the thread that
+// writes them, the rest once everything else is written, by worker threads; levels and the rule of
+// what is worth it are measured in docs/scale.md ("Compression").
 //
-// A file that has a sibling is compressed already: each writer that rewrites a file of a folder
-// holding siblings drops them (user-files-worker.ts, scripts/build-site.ts `renderEdit`,
-// write-build.ts `writeEditFiles`), and files linked from another release bring theirs along
-// (page-reuse.ts `linkPages`). In a layered release a sibling lives where its file does (layers.ts).
+// A file that has its codings is compressed already (a packed head, or siblings beside it): each
+// writer that rewrites a file of a folder holding siblings drops them (user-files-worker.ts,
+// render.ts `renderEdit`, write-build.ts `writeEditFiles`), and files linked from another release
+// bring theirs along (page-reuse.ts `linkPages`). In a layered release a sibling lives where its
+// file does (layers.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import zlib from 'node:zlib';
