@@ -36,12 +36,16 @@ export function packCodings(identity: Uint8Array, codings: ReadonlyMap<string, U
   return out;
 }
 
-/** Whether `bytes` are a file with its codings inside (a head that adds up to its length). */
-export function isPacked(bytes: Uint8Array): boolean {
-  if (bytes.byteLength < CODED_HEAD_BYTES || bytes[0] !== MAGIC[0] || bytes[1] !== MAGIC[1] || bytes[2] !== MAGIC[2] || bytes[3] !== MAGIC[3]) return false;
+/** The lengths of the identity, brotli and gzip parts in the head of `bytes`, or undefined when they are no packed file (no head, or one that does not add up to its length). */
+function partLengths(bytes: Uint8Array): [number, number, number] | undefined {
+  if (bytes.byteLength < CODED_HEAD_BYTES || bytes[0] !== MAGIC[0] || bytes[1] !== MAGIC[1] || bytes[2] !== MAGIC[2] || bytes[3] !== MAGIC[3]) return undefined;
   const view = new DataView(bytes.buffer, bytes.byteOffset, CODED_HEAD_BYTES);
-  return CODED_HEAD_BYTES + view.getUint32(4, true) + view.getUint32(8, true) + view.getUint32(12, true) === bytes.byteLength;
+  const lengths: [number, number, number] = [view.getUint32(4, true), view.getUint32(8, true), view.getUint32(12, true)];
+  return CODED_HEAD_BYTES + lengths[0] + lengths[1] + lengths[2] === bytes.byteLength ? lengths : undefined;
 }
+
+/** Whether `bytes` are a file with its codings inside. */
+export const isPacked = (bytes: Uint8Array): boolean => partLengths(bytes) !== undefined;
 
 /**
  * One coding of a file as stored (`undefined`: the file itself), as a view of `bytes`: for a packed
@@ -49,9 +53,8 @@ export function isPacked(bytes: Uint8Array): boolean {
  * themselves, and no coding.
  */
 export function partOf(bytes: Uint8Array, coding: Encoding | undefined): Uint8Array | undefined {
-  if (!isPacked(bytes)) return coding ? undefined : bytes;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, CODED_HEAD_BYTES);
-  const lengths = [view.getUint32(4, true), view.getUint32(8, true), view.getUint32(12, true)];
+  const lengths = partLengths(bytes);
+  if (!lengths) return coding ? undefined : bytes;
   const k = coding ? 1 + ENCODINGS.indexOf(coding) : 0;
   if (!lengths[k]) return coding ? undefined : bytes.subarray(CODED_HEAD_BYTES, CODED_HEAD_BYTES);
   let at = CODED_HEAD_BYTES;

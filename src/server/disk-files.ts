@@ -6,7 +6,7 @@
 // `<file>.br` beside it otherwise (a `static` build's siblings).
 import fs from 'node:fs';
 import type { MaybePromise, ReleaseFiles } from '../api/release-files.ts';
-import { ENCODINGS, compressedBaseOf, isCompressible, type Encoding } from '../http/headers.ts';
+import { ENCODINGS, isCompressible, type Encoding } from '../http/headers.ts';
 import { isPacked, partOf } from '../release/coded-file.ts';
 
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
@@ -103,11 +103,11 @@ export class DiskFiles implements ReleaseFiles {
   read(file: string): MaybePromise<Uint8Array | undefined> {
     const hit = this.kept(file);
     if (hit !== undefined) return hit;
-    const base = compressedBaseOf(file);
+    const coding = ENCODINGS.find((e) => file.endsWith(e.suffix));
+    const base = coding && file.slice(0, -coding.suffix.length);
     // The file itself (never null: that is for codings).
-    if (base === undefined || !isCompressible(base)) return this.#readStored(file, file, undefined) as MaybePromise<Uint8Array | undefined>;
+    if (!base || !isCompressible(base)) return this.#readStored(file, file, undefined) as MaybePromise<Uint8Array | undefined>;
     // A coding: inside its file when packed, else a sibling file beside it.
-    const coding = ENCODINGS.find((e) => file.endsWith(e.suffix))!;
     const packed = this.#readStored(file, base, coding);
     const orSibling = (part: Uint8Array | undefined | null) => (part === null ? this.#readStored(file, file, undefined) as MaybePromise<Uint8Array | undefined> : part);
     return packed instanceof Promise ? packed.then(orSibling) : orSibling(packed);

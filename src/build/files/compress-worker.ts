@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { isPacked } from '../../release/coded-file.ts';
-import { codedFile, emptyStats, type CompressBatch } from './compress.ts';
+import { codedFile, emptyStats, writeCodedFile, type CompressBatch } from './compress.ts';
 
 parentPort!.on('message', ({ dir, files, layout }: CompressBatch) => {
   const stats = emptyStats();
@@ -12,9 +12,8 @@ parentPort!.on('message', ({ dir, files, layout }: CompressBatch) => {
     const at = `${dir}/${file}`;
     const bytes = fs.readFileSync(at);
     if (isPacked(bytes)) continue;
-    const coded = codedFile(file, bytes, layout, stats);
-    if (coded.body !== bytes) fs.writeFileSync(at, coded.body);
-    for (const [suffix, body] of coded.siblings) fs.writeFileSync(at + suffix, body);
+    // Written already: only what packing made of it, or its siblings.
+    writeCodedFile(at, codedFile(file, bytes, layout, stats), bytes);
   }
   parentPort!.postMessage(stats);
 });

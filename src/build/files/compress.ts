@@ -94,24 +94,32 @@ export function addStats(a: CompressStats, b: CompressStats): void {
  * siblings to write beside it; the figures counted into `stats`. The render threads, the user
  * files' thread and the compress step's threads all write through here.
  */
-export function codedFile(file: string, bytes: Uint8Array, layout: CodingLayout, stats: CompressStats): { body: Uint8Array; siblings: ReadonlyMap<string, Buffer> } {
+export function codedFile(file: string, bytes: Uint8Array, layout: CodingLayout, stats: CompressStats): CodedFile {
   const siblings = compressedSiblings(bytes);
   const kind = (stats.byKind[compressedKind(file)] ??= { files: 0, bytes: 0, br: 0, gz: 0 });
   const br = siblings.get('.br')?.byteLength ?? bytes.byteLength;
   const gz = siblings.get('.gz')?.byteLength ?? bytes.byteLength;
   kind.files++; kind.bytes += bytes.byteLength; kind.br += br; kind.gz += gz;
   stats.files++; stats.bytes += bytes.byteLength; stats.br += br; stats.gz += gz;
-  return layout === 'packed' ? { body: packCodings(bytes, siblings), siblings: new Map() } : { body: bytes, siblings };
+  return layout === 'packed' ? { body: packCodings(bytes, siblings), siblings: NO_SIBLINGS } : { body: bytes, siblings };
 }
+
+/** What a file holds, and the siblings beside it. */
+export interface CodedFile {
+  body: Uint8Array;
+  siblings: ReadonlyMap<string, Buffer>;
+}
+/** A file without siblings (packed, or not compressed), shared rather than made per file. */
+export const NO_SIBLINGS: ReadonlyMap<string, Buffer> = new Map();
 
 /** Writes `bytes` to `path` (`file`: its path in the release) with its codings as `layout` keeps them, for a file worth compressing. */
 export function writeCoded(path: string, file: string, bytes: Uint8Array, layout: CodingLayout | undefined, stats: CompressStats): void {
-  if (!layout || !isCompressible(file)) {
-    fs.writeFileSync(path, bytes);
-    return;
-  }
-  const coded = codedFile(file, bytes, layout, stats);
-  fs.writeFileSync(path, coded.body);
+  writeCodedFile(path, !layout || !isCompressible(file) ? { body: bytes, siblings: NO_SIBLINGS } : codedFile(file, bytes, layout, stats));
+}
+
+/** Writes `coded` at `path`: the file unless `written` is already there, then its siblings. */
+export function writeCodedFile(path: string, coded: CodedFile, written?: Uint8Array): void {
+  if (coded.body !== written) fs.writeFileSync(path, coded.body);
   for (const [suffix, body] of coded.siblings) fs.writeFileSync(path + suffix, body);
 }
 

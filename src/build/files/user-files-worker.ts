@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ENCODINGS } from '../../http/headers.ts';
 import { identityOf } from '../../release/coded-file.ts';
-import { codedFile, emptyStats, type CodingLayout, type CompressStats } from './compress.ts';
+import { NO_SIBLINGS, codedFile, emptyStats, type CodingLayout, type CompressStats } from './compress.ts';
 
 export interface UserFilesBatch {
   names: string[];
@@ -46,7 +46,7 @@ function writeInPlace(file: string, rel: string, bytes: Uint8Array, compressed: 
   }
   try {
     if (recycled && sameBytes(fd, bytes)) return;
-    const coded = layout ? codedFile(rel, bytes, layout, compressed) : { body: bytes, siblings: new Map<string, Buffer>() };
+    const coded = layout ? codedFile(rel, bytes, layout, compressed) : { body: bytes, siblings: NO_SIBLINGS };
     const body = coded.body;
     for (let at = 0; at < body.length;) at += fs.writeSync(fd, body, at, body.length - at, at);
     fs.ftruncateSync(fd, body.length);
@@ -71,6 +71,6 @@ function sameBytes(fd: number, bytes: Uint8Array): boolean {
   if (size < bytes.length || size > old.length || (layout !== 'packed' && size !== bytes.length)) return false;
   let at = 0;
   for (let n; at < size && (n = fs.readSync(fd, old, at, size - at, at)) > 0;) at += n;
-  const stored = old.subarray(0, at);
-  return at === size && (layout === 'packed' ? Buffer.from(identityOf(stored)) : stored).equals(bytes);
+  const stored = layout === 'packed' ? identityOf(old.subarray(0, at)) : old.subarray(0, at);
+  return at === size && Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).equals(bytes);
 }
