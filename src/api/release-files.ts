@@ -134,21 +134,24 @@ export function creatorsRows(index: SiteIndex): CreatorsRows {
 /**
  * The lookup files of a build: which avatar file each profile has, which profile each custom domain
  * serves, the creators rows, and which names have a user file. Made from the index's columns, the
- * same in a cold build and an edit build (src/build/derived.ts).
+ * same in a cold build and an edit build (src/build/derived.ts), which makes only the parts whose
+ * columns changed (`parts`).
  */
-export function lookupFiles(c: IndexColumns): Map<string, string | Uint8Array> {
-  const avatars: [string, string][] = [];
-  const domains: [string, string][] = [];
-  for (let i = 0; i < c.names.length; i++) {
-    if (c.avatars[i] !== null) avatars.push([c.names[i]!, c.avatars[i]!]);
-    if (c.domains[i] !== null) domains.push([c.domains[i]!, c.names[i]!]);
+export function lookupFiles(c: IndexColumns, parts: { tables: boolean; creators: boolean; names: boolean } = { tables: true, creators: true, names: true }): Map<string, string | Uint8Array> {
+  const files = new Map<string, string | Uint8Array>();
+  if (parts.tables) {
+    const avatars: [string, string][] = [];
+    const domains: [string, string][] = [];
+    for (let i = 0; i < c.names.length; i++) {
+      if (c.avatars[i] !== null) avatars.push([c.names[i]!, c.avatars[i]!]);
+      if (c.domains[i] !== null) domains.push([c.domains[i]!, c.names[i]!]);
+    }
+    for (const [file, text] of lookupTableFiles('avatars', avatars)) files.set(file, text);
+    for (const [file, text] of lookupTableFiles('domains', domains)) files.set(file, text);
   }
-  return new Map<string, string | Uint8Array>([
-    ...lookupTableFiles('avatars', avatars),
-    ...lookupTableFiles('domains', domains),
-    [CREATORS_ROWS_FILE, JSON.stringify({ siteUrl: c.siteUrl, rows: c.creatorRows as CreatorRow[] } satisfies CreatorsRows)],
-    [USER_NAMES_FILE, nameFilterBytes(c.names)],
-  ]);
+  if (parts.creators) files.set(CREATORS_ROWS_FILE, JSON.stringify({ siteUrl: c.siteUrl, rows: c.creatorRows as CreatorRow[] } satisfies CreatorsRows));
+  if (parts.names) files.set(USER_NAMES_FILE, nameFilterBytes(c.names));
+  return files;
 }
 
 /** Whether a file name may be an image the handler serves: a plain name with an image extension. */

@@ -151,13 +151,14 @@ function editPages(build: Build, edit: EditPlan, manifest: PageManifest | undefi
   const inputs = new Array<string | null>(names.length);
   const render = new Set<string>();
   const reuse: string[] = [];
+  // Every other answer keeps its record by its place in the served release: no Map of every name.
+  if (!times.carry(names, edit.servedAt, changed)) return { reason: 'the served release has no answer time for every profile' };
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
     const j = servedAt[i]!;
     if (j >= 0 && manifest.names[j] !== name) return { reason: 'the served release\'s page manifest names other profiles' };
     const user = changed.get(name);
     if (!user) {
-      if (!times.keep(name)) return { reason: `the served release has no answer time for ${name}` };
       pages[i] = manifest.pages[j]!;
       inputs[i] = manifest.inputs?.[j] ?? null;
       reuse.push(name);
@@ -171,7 +172,7 @@ function editPages(build: Build, edit: EditPlan, manifest: PageManifest | undefi
     if (j >= 0 && key === manifest.pages[j]) reuse.push(name);
     else render.add(name);
     pages[i] = key;
-    times.user(name, json);
+    times.user(name, json, j);
   }
   return { pages: { render, reuse, manifest: { ...manifest, names, pages, inputs }, previousNames: manifest.names, sameInputs: new Set() }, times };
 }

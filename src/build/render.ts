@@ -170,7 +170,7 @@ async function renderEdit(build: Build, renderer: PageRenderer, outDir: string, 
   // The layered folders are not walked: the new release reads their files from where the served one does.
   for (const file of listFiles(from, LAYERED_DIRS)) {
     // A remade file's compressed siblings go with it: the compress step makes them again.
-    if (isWholeIndexFile(file, !edit.namesChanged)) continue;
+    if (isWholeIndexFile(file, edit.changes)) continue;
     const dir = path.dirname(path.join(to.client, file));
     if (!made.has(dir)) fs.mkdirSync(dir, { recursive: true });
     made.add(dir);
@@ -178,7 +178,7 @@ async function renderEdit(build: Build, renderer: PageRenderer, outDir: string, 
   }
   try {
     await renderer.renderChangedPages(edit.index, names, to.client);
-    await renderer.renderPaths(edit.index, wholeIndexRoutes(columnsOf(edit.index), !edit.namesChanged), to.client);
+    await renderer.renderPaths(edit.index, wholeIndexRoutes(columnsOf(edit.index), edit.changes), to.client);
   } catch (e) {
     throw keptRendererFailed(build, e);
   }

@@ -100,7 +100,7 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
     await background.writingUsers;
     let written;
     if (edit && layers) {
-      writeEditFiles(fresh, index, release.usersStaging, times);
+      writeEditFiles(fresh, index, release.usersStaging, times, edit.plan.changes);
       written = { userFiles: read.userCount, mediaFiles: new Set(edit.plan.kept.avatars.filter((a) => a !== null)).size + index.decorationFiles.length };
     } else {
       written = writeApiFiles(fresh, index, release.usersStaging, o.contentDir, times, o.target, layers && {

@@ -68,6 +68,37 @@ describe('answer times', () => {
     expect(new AnswerTimes(T3, load(file)).user('alice', '{"a":1}')).toEqual({ timestamp: T1, changed: false });
   });
 
+  test('an edit build carries every answer by its place and records what keeping each by name records', () => {
+    const file = recordFile();
+    const first = new AnswerTimes(T1);
+    for (const [name, data] of [['alice', 'a1'], ['bob', 'b1'], ['carol', 'c1']]) first.user(name!, data!);
+    save(first, file);
+    const second = new AnswerTimes(T2, load(file));
+    second.keep('alice');
+    second.user('bob', 'b2');
+    second.keep('carol');
+    save(second, file);
+
+    // A profile added before the others (no place), bob edited back, alice and carol carried.
+    const names = ['aaron', 'alice', 'bob', 'carol'];
+    const places = Int32Array.from([-1, 0, 1, 2]);
+    const byPlace = new AnswerTimes(T3, load(file));
+    expect(byPlace.carry(names, places, new Set(['aaron', 'bob']))).toBe(true);
+    expect(byPlace.user('aaron', 'n1', -1)).toEqual({ timestamp: T3, changed: true });
+    expect(byPlace.user('bob', 'b2', 1)).toEqual({ timestamp: T2, changed: false });
+    const byName = new AnswerTimes(T3, load(file));
+    byName.user('aaron', 'n1');
+    for (const name of ['alice', 'bob', 'carol']) byName.keep(name);
+    expect(byPlace.record()).toEqual(byName.record());
+    expect(byPlace.record().timestamps).toEqual([T3, T1, T2]);
+    expect(byPlace.changedUsers).toEqual(['aaron']);
+
+    // A place that is another name's, or none for a name not asked: nothing is carried.
+    expect(new AnswerTimes(T3, load(file)).carry(names, Int32Array.from([-1, 1, 0, 2]), new Set(['aaron']))).toBe(false);
+    expect(new AnswerTimes(T3, load(file)).carry(names, places, new Set())).toBe(false);
+    expect(new AnswerTimes(T3).carry(names, places, new Set(['aaron']))).toBe(false);
+  });
+
   test('a full build (previous ignored), a missing or foreign record: everything stamped anew', () => {
     const file = recordFile();
     const first = new AnswerTimes(T1);

@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { CREATORS_PATH, USERS_PATH } from '../../api/handler.ts';
 import { prerenderedUserBody, userData } from '../../api/prerendered.ts';
 import { columnsOf } from '../../model/site-index.ts';
-import { handlerFiles } from '../derived.ts';
+import { handlerFiles, type ColumnChanges } from '../derived.ts';
 import { answerOnlyHeaders, compressedBaseOf } from '../../http/headers.ts';
 import { ContentReader } from '../../content/read-file.ts';
 import { buildLayout } from '../../release/layout.ts';
@@ -185,14 +185,14 @@ export function writeApiFiles(outDir: string, index: SiteIndex, usersStaging: st
  * served release: the changed users' answers (from `usersStaging`), the files made from the whole
  * index (the creators list's first page with its answer time kept when unchanged), and the answer times.
  */
-export function writeEditFiles(outDir: string, index: SiteIndex, usersStaging: string, times: AnswerTimes): void {
+export function writeEditFiles(outDir: string, index: SiteIndex, usersStaging: string, times: AnswerTimes, changes: ColumnChanges): void {
   const layout = buildLayout(outDir);
   const usersDir = path.join(layout.client, ...USERS_PATH.split('/').filter(Boolean));
   fs.mkdirSync(path.dirname(usersDir), { recursive: true });
   fs.renameSync(usersStaging, usersDir);
-  // The files made from the whole index, from the edit's columns (derived.ts): never copied from
-  // the served release (render.ts renderEdit), so no sibling of theirs is there to drop.
-  writeFiles(layout.client, handlerFiles(columnsOf(index), 'node', (hash) => times.creators(hash)).files);
+  // The files made from the whole index whose columns the edit changed (derived.ts): the others
+  // were copied from the served release (render.ts renderEdit), so no sibling of these is there to drop.
+  writeFiles(layout.client, handlerFiles(columnsOf(index), 'node', (hash) => times.creators(hash), changes).files);
   fs.mkdirSync(layout.server, { recursive: true });
 }
 

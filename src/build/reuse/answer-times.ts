@@ -28,10 +28,14 @@ export interface AnswerTimesRecord {
 export const dataHash = (data: Uint8Array | string): string => hash('sha1', data, 'base64url');
 
 export class AnswerTimes {
-  /** username → its previous stamp; a Map, so a user named `constructor` is only data. */
-  readonly #previous: Map<string, Stamp> | undefined;
+  /** The previous record's columns, valid. */
+  readonly #previous: AnswerTimesRecord | undefined;
+  /** username → its place in the previous record; a Map, so a user named `constructor` is only data. Made when first asked by name. */
+  #previousAt: Map<string, number> | undefined;
   #previousCreators: Stamp | undefined;
   readonly #next = new Map<string, Stamp>();
+  /** An edit build's names, each keeping the previous record at its place unless asked anew (`carry`). */
+  #carried: { names: readonly string[]; places: Int32Array } | undefined;
   #nextCreators: Stamp | undefined;
   readonly #builtAt: string;
   /** Users whose data is new or changed since the previous record (all of them without one). */
@@ -41,13 +45,8 @@ export class AnswerTimes {
   /** `previousRecord`: the served release's (record.ts); none (or `ignorePrevious`) stamps everything with `builtAt`. */
   constructor(builtAt: string, previousRecord?: AnswerTimesRecord, ignorePrevious = false) {
     this.#builtAt = builtAt;
-    const previous = previousRecord && !ignorePrevious ? valid(previousRecord) : undefined;
-    if (previous) {
-      const { names, hashes, at, timestamps } = previous;
-      this.#previous = new Map();
-      for (let i = 0; i < names.length; i++) this.#previous.set(names[i]!, [hashes[i]!, timestamps[at[i]!]!]);
-      this.#previousCreators = previous.creators;
-    }
+    this.#previous = previousRecord && !ignorePrevious ? valid(previousRecord) : undefined;
+    this.#previousCreators = this.#previous?.creators;
   }
 
   /** Whether there was a previous record to compare with. */
@@ -55,15 +54,31 @@ export class AnswerTimes {
     return this.#previous !== undefined;
   }
 
+  /** The previous stamp of the user at `place` in the previous record, or of `username`. */
+  #before(username: string, place?: number): Stamp | undefined {
+    const p = this.#previous;
+    if (!p) return undefined;
+    let at = place;
+    if (at === undefined) {
+      if (!this.#previousAt) {
+        this.#previousAt = new Map();
+        for (let i = 0; i < p.names.length; i++) this.#previousAt.set(p.names[i]!, i);
+      }
+      at = this.#previousAt.get(username);
+    }
+    return at === undefined || at < 0 || p.names[at] !== username ? undefined : [p.hashes[at]!, p.timestamps[p.at[at]!]!];
+  }
+
   /**
    * The `meta.timestamp` for this user's answer with this `data`, and whether the data changed;
    * noted for the next build. Asked again for the same user (in the same build), the same answer.
+   * `place`: the user's place in the previous record, when the caller knows it (-1: none).
    */
-  user(username: string, data: Uint8Array | string): { timestamp: string; changed: boolean } {
+  user(username: string, data: Uint8Array | string, place?: number): { timestamp: string; changed: boolean } {
     const known = this.#next.get(username);
     if (known) return { timestamp: known[1], changed: this.#changed.has(username) };
     const hash = dataHash(data);
-    const before = this.#previous?.get(username);
+    const before = this.#before(username, place);
     const changed = !before || before[0] !== hash;
     const timestamp = changed ? this.#builtAt : before[1];
     if (changed) {
@@ -81,9 +96,26 @@ export class AnswerTimes {
    */
   keep(username: string): boolean {
     if (this.#next.has(username)) return true;
-    const before = this.#previous?.get(username);
+    const before = this.#before(username);
     if (!before) return false;
     this.#next.set(username, before);
+    return true;
+  }
+
+  /**
+   * An edit build's answers (edit-path.ts): `names[i]` keeps the previous record at `places[i]`
+   * unless `user` is asked for it; no Map of a million names. False when a place is not that
+   * name's in the previous record: then nothing is carried.
+   */
+  carry(names: readonly string[], places: Int32Array, asked: { has(name: string): boolean }): boolean {
+    const p = this.#previous;
+    if (!p || this.#carried) return false;
+    for (let i = 0; i < names.length; i++) {
+      if (asked.has(names[i]!)) continue;
+      const at = places[i]!;
+      if (at < 0 || p.names[at] !== names[i]) return false;
+    }
+    this.#carried = { names, places };
     return true;
   }
 
@@ -95,19 +127,36 @@ export class AnswerTimes {
     return timestamp;
   }
 
-  /** What this build's record keeps (record.ts). */
+  /** What this build's record keeps (record.ts): rows in the order they were asked for, or in the carried names' order. */
   record(): AnswerTimesRecord {
-    const names: string[] = [];
+    const carried = this.#carried;
+    // The carried names as they are: the record's other columns list the same array (record.ts).
+    const names: string[] = carried ? carried.names as string[] : [];
     const hashes: string[] = [];
     const at: number[] = [];
     const timestamps: string[] = [];
     const timeAt = new Map<string, number>();
-    for (const [name, [hash, timestamp]] of this.#next) {
+    const add = (hash: string, timestamp: string) => {
       let t = timeAt.get(timestamp);
       if (t === undefined) timeAt.set(timestamp, t = timestamps.push(timestamp) - 1);
-      names.push(name);
       hashes.push(hash);
       at.push(t);
+    };
+    if (carried) {
+      const p = this.#previous!;
+      for (let i = 0; i < names.length; i++) {
+        const asked = this.#next.get(names[i]!);
+        if (asked) add(asked[0], asked[1]);
+        else {
+          const j = carried.places[i]!;
+          add(p.hashes[j]!, p.timestamps[p.at[j]!]!);
+        }
+      }
+    } else {
+      for (const [name, [hash, timestamp]] of this.#next) {
+        names.push(name);
+        add(hash, timestamp);
+      }
     }
     return { version: VERSION, names, hashes, at, timestamps, ...(this.#nextCreators && { creators: this.#nextCreators }) };
   }

@@ -27,6 +27,7 @@ import { StampedFileCache, parseProfileFile, type PublicProfile } from '../../co
 import type { Content } from '../../content/load.ts';
 import { digestFiles, folderDigest, type FileDigests } from '../../content/file-digests.ts';
 import { otherFiles, type KeptIndex } from './kept-index.ts';
+import type { ColumnChanges } from '../derived.ts';
 
 /** Past this many changed profiles the edit path saves little: the build reads every profile. */
 export const EDIT_PATH_MAX_CHANGED = 1_000;
@@ -51,8 +52,8 @@ export interface EditPlan {
   kept: KeptIndex;
   /** The digests of the content files outside `profiles/` (the same bytes as the served release's). */
   digests: FileDigests;
-  /** Whether profiles were added or removed: the browse pages change (derived.ts). */
-  namesChanged: boolean;
+  /** What this edit changed of the columns the files made from the whole index read (derived.ts). */
+  changes: ColumnChanges;
 }
 
 export interface EditInputs<M> {
@@ -235,6 +236,15 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     }
   }
 
+  // Whether the sitemap's profiles (active, no custom domain) are others: one came, went or changed state.
+  const listedIn = (suspended: number, domain: string | null) => suspended === 0 && domain === null;
+  let sitemapChanged = false;
+  for (const j of removed) sitemapChanged ||= listedIn(kept.suspended[j]!, kept.domains[j]!);
+  for (const i of changedAt) {
+    const j = servedAt[i]!;
+    sitemapChanged ||= j < 0 ? listedIn(next.suspended[i]!, next.domains[i]!) : listedIn(kept.suspended[j]!, kept.domains[j]!) !== listedIn(next.suspended[i]!, next.domains[i]!);
+  }
+
   const example = exampleOf(kept, changed, changedAt.filter((i) => servedAt[i]! < 0).map((i) => names[i]!), inputs.readServed);
   if ('reason' in example) return example;
   next.example = { name: example.user.username, full: example.full };
@@ -266,7 +276,9 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   };
   return {
     index, changed, servedAt, servedNames: kept.names, removed: removed.map((j) => kept.names[j]!), stamps: changedStamps, kept: next, digests,
-    namesChanged, meanwhile,
+    // An avatar or a custom domain that changed, came or went made this build read every profile (above).
+    changes: { names: namesChanged, listed: sitemapChanged, media: false, creators: creatorRows.size > 0 },
+    meanwhile,
   };
 }
 

@@ -45,9 +45,9 @@ type FileRow = [string, string | null, string];
 export function writeRecord(file: string, record: ReleaseRecord): void {
   const { manifest, times, kept, files } = record;
   const names = manifest?.names ?? kept?.names ?? times?.names ?? [];
-  const timesAt = new Map<string, number>();
-  if (times) for (let i = 0; i < times.names.length; i++) timesAt.set(times.names[i]!, i);
-  // The kept columns are in the manifest's order whenever a build writes both (username order).
+  // The answer times and the kept columns are in the manifest's order whenever a build writes them
+  // (username order): a Map of every name only when they are not (at 1,000,000 names, 0.4 s each).
+  const timesAt = times && !sameList(times.names, names) ? new Map(times.names.map((n, i) => [n, i])) : undefined;
   const keptAt = kept && !sameList(kept.names, names) ? new Map(kept.names.map((n, i) => [n, i])) : undefined;
   const { names: _m, pages: _p, inputs, ...manifestHead } = manifest ?? { names: [], pages: [] };
   const { names: _t, hashes: _h, at: _a, ...timesHead } = times ?? { names: [], hashes: [], at: [] };
@@ -62,7 +62,7 @@ export function writeRecord(file: string, record: ReleaseRecord): void {
   function* rows(): Generator<Row> {
     for (let i = 0; i < names.length; i++) {
       const name = names[i]!;
-      const t = timesAt.get(name);
+      const t = timesAt ? timesAt.get(name) : times ? i : undefined;
       const k = keptAt ? keptAt.get(name) : kept ? i : undefined;
       yield [
         name, manifest?.pages[i] ?? null, inputs?.[i] ?? null,
