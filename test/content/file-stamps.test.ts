@@ -23,7 +23,7 @@ describe('file stamps', () => {
     expect(stampOf(path.join(dir, 'missing.yaml'))).toBeUndefined();
   });
 
-  test('many files: the worker thread gives what this thread would, in order', async () => {
+  test('many files: the worker threads give what this thread would, in order', async () => {
     const many = path.join(dir, 'many');
     fs.mkdirSync(many);
     const files = Array.from({ length: STAMP_WORKER_MIN + 5 }, (_, i) => path.join(many, `u${i}.yaml`));
@@ -38,6 +38,11 @@ describe('file stamps', () => {
     expect([...fromWorker!.changedMs]).toEqual([...stampList(asked).changedMs]);
     for (const i of [0, 7, files.length - 1]) expect(stampAt(fromWorker!, i)).toEqual(stampOf(asked[i]!));
     expect(asked.slice(-3).map((_, k) => stampAt(fromWorker!, files.length + k))).toEqual([undefined, undefined, undefined]);
+    // Twice as many (the same files again, reversed): two threads, each a slice, joined in order.
+    const twice = [...asked, ...asked.toReversed()];
+    const fromTwo = await stampFiles(twice, 3);
+    expect(fromTwo!.stamps).toEqual(stampList(twice).stamps);
+    expect([...fromTwo!.changedMs]).toEqual([...stampList(twice).changedMs]);
     // Few files: no thread, the caller stamps them.
     expect(await stampFiles(files.slice(0, 10))).toBeUndefined();
   }, 60_000);
