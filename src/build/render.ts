@@ -159,13 +159,23 @@ function keptRendererFailed(build: Build, e: unknown): Error {
 
 /**
  * What an edit build writes besides its answers, previews and the handler's files (write-build.ts):
- * every file of the served release outside the layered folders (the same code built them from the
- * same inputs), the changed profiles' pages, and the pages made from the whole index, rendered from
- * the edit's columns as a whole build renders them from its index (derived.ts).
+ * the changed profiles' pages and the pages made from the whole index that its changes make again
+ * (derived.ts), rendered from the edit's columns as a whole build renders them from its index; then
+ * every other file of the served release outside the layered folders (the same code built them from
+ * the same inputs), hard-linked: a release's files never change once written, and a link makes no
+ * inode, which this disk charges most for (docs/scale.md, "Files on disk"). Nothing is linked over
+ * a file this build wrote, and this build's writers replace a file rather than write into it
+ * (write-build.ts `writeFiles`, compress.ts `writeCodedFile`), so no link can change the served release.
  */
 async function renderEdit(build: Build, renderer: PageRenderer, outDir: string, names: string[], edit: EditPlan): Promise<void> {
   const to = buildLayout(outDir);
   const from = buildLayout(releasePath(build.o.distDir, servedRelease(build.o.distDir)!)).client;
+  try {
+    await renderer.renderChangedPages(edit.index, names, to.client);
+    await renderer.renderPaths(edit.index, wholeIndexRoutes(columnsOf(edit.index), edit.changes), to.client);
+  } catch (e) {
+    throw keptRendererFailed(build, e);
+  }
   const made = new Set<string>();
   // The layered folders are not walked: the new release reads their files from where the served one does.
   for (const file of listFiles(from, LAYERED_DIRS)) {
@@ -174,13 +184,17 @@ async function renderEdit(build: Build, renderer: PageRenderer, outDir: string, 
     const dir = path.dirname(path.join(to.client, file));
     if (!made.has(dir)) fs.mkdirSync(dir, { recursive: true });
     made.add(dir);
-    fs.copyFileSync(path.join(from, file), path.join(to.client, file));
-  }
-  try {
-    await renderer.renderChangedPages(edit.index, names, to.client);
-    await renderer.renderPaths(edit.index, wholeIndexRoutes(columnsOf(edit.index), edit.changes), to.client);
-  } catch (e) {
-    throw keptRendererFailed(build, e);
+    linkOrCopy(path.join(from, file), path.join(to.client, file));
   }
   fs.cpSync(path.join(build.keptDir, KEPT_SERVER_DIR), to.server, { recursive: true });
+}
+
+/** A hard link of `from` at `to`, or a copy where the file system has none; never over a file at `to`. */
+function linkOrCopy(from: string, to: string): void {
+  try {
+    fs.linkSync(from, to);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return;
+    fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
+  }
 }

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { locator, releaseFiles } from '../../src/release/layers.ts';
+import { LAYERED_DIRS, listFiles, locator, releaseFiles } from '../../src/release/layers.ts';
+import { CREATORS_ROWS_FILE, USER_NAMES_FILE } from '../../src/api/release-files.ts';
 import { readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../src/release/releases.ts';
 import { buildLayout } from '../../src/release/layout.ts';
 import { readRecord } from '../../src/build/reuse/record.ts';
@@ -109,6 +110,25 @@ describe('edit builds', () => {
     expect(listed).toContain('bob Robert');
     expect(listed.some((c: string) => c.startsWith('kate '))).toBe(false);
     expect(servedText(a.files.get('index.html')!)).toContain('Robert');
+  }, 120_000);
+
+  test('an edit no file made from the whole index reads links those files, and leaves the served release as it was', () => {
+    const { content, dist, reference } = firstBuild('edit-carry');
+    const oldId = servedRelease(dist)!;
+    const old = buildLayout(releasePath(dist, oldId)).client;
+    const oldFiles = new Map(listFiles(old, LAYERED_DIRS).map((f) => [f, fs.readFileSync(path.join(old, f))]));
+    // erin_99 is no creator and stays active: no column of the index changes.
+    edit(content, 'erin_99', (t) => t.replace(/^bio: .*$/m, 'bio: "Still here."'));
+    const a = editBuildServesAsWholeRead(content, dist, reference);
+    expect(JSON.parse(servedText(a.files.get('api/v1/users/erin_99')!)).data.bio).toBe('Still here.');
+    const now = buildLayout(releasePath(dist, servedRelease(dist)!)).client;
+    const inode = (dir: string, file: string) => fs.statSync(path.join(dir, file)).ino;
+    // Carried: the same file as the served release's, not a copy.
+    for (const file of ['sitemap.xml', 'browse/1.html', USER_NAMES_FILE, CREATORS_ROWS_FILE, 'favicon.svg']) expect(inode(now, file), file).toBe(inode(old, file));
+    // Made again every time: the home page (the count, the creators), the API description.
+    for (const file of ['index.html', 'openapi.json']) expect(inode(now, file), file).not.toBe(inode(old, file));
+    // The release it replaced is byte for byte what it served, for a rollback.
+    for (const [file, bytes] of oldFiles) expect(fs.readFileSync(path.join(old, file)).equals(bytes), file).toBe(true);
   }, 120_000);
 
   test('a profile added or removed is in the browse pages, as a build reading every profile makes them', () => {

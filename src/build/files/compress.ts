@@ -117,8 +117,12 @@ export function writeCoded(path: string, file: string, bytes: Uint8Array, layout
   writeCodedFile(path, !layout || !isCompressible(file) ? { body: bytes, siblings: NO_SIBLINGS } : codedFile(file, bytes, layout, stats));
 }
 
-/** Writes `coded` at `path`: the file unless `written` is already there, then its siblings. */
+/**
+ * Writes `coded` at `path`: the file unless `written` is already there, then its siblings. A file
+ * rewritten (packed) is replaced, not written into: it may be a hard link of a served release's.
+ */
 export function writeCodedFile(path: string, coded: CodedFile, written?: Uint8Array): void {
+  if (written !== undefined && coded.body !== written) fs.rmSync(path, { force: true });
   if (coded.body !== written) fs.writeFileSync(path, coded.body);
   for (const [suffix, body] of coded.siblings) fs.writeFileSync(path + suffix, body);
 }

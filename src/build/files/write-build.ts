@@ -196,7 +196,7 @@ export function writeEditFiles(outDir: string, index: SiteIndex, usersStaging: s
   fs.mkdirSync(layout.server, { recursive: true });
 }
 
-/** Writes `files` (paths under `dir`, with `/`), making their folders. */
+/** Writes `files` (paths under `dir`, with `/`), making their folders; a file there is replaced, not written into (it may be a hard link: render.ts `renderEdit`). */
 function writeFiles(dir: string, files: ReadonlyMap<string, string | Uint8Array>): void {
   const made = new Set<string>();
   for (const [file, bytes] of files) {
@@ -204,6 +204,7 @@ function writeFiles(dir: string, files: ReadonlyMap<string, string | Uint8Array>
     const folder = path.dirname(to);
     if (!made.has(folder)) fs.mkdirSync(folder, { recursive: true });
     made.add(folder);
+    fs.rmSync(to, { force: true });
     fs.writeFileSync(to, bytes);
   }
 }
