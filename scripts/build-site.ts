@@ -5,9 +5,10 @@
 // a full disk never replaces the last good build (src/release/releases.ts). One build at a time: a
 // second one refuses at once, naming the first (src/release/lock.ts); exit code 75.
 // The steps are src/build/pipeline.ts's; this reads the options and runs them.
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_SITE_URL, buildTimeFromEnv, cloudflareAssetLimitFromEnv, deployTargetFromEnv, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv } from '../src/config.ts';
+import { DEFAULT_SITE_URL, buildTimeFromEnv, changedFromEnv, cloudflareAssetLimitFromEnv, deployTargetFromEnv, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv } from '../src/config.ts';
 import { contentDirFromEnv } from '../src/content/load.ts';
 import { checkFaults } from '../src/build/faults.ts';
 import { runBuild, type BuildOptions } from '../src/build/pipeline.ts';
@@ -27,10 +28,14 @@ parseCli({
     ASTRO_LOG_LEVEL: 'Astro\'s log level (default warn)',
     DEPLOY_TARGET: '`node` (default): for `npm run serve`; `cloudflare`: a Worker with static assets; `static`: files only (docs/deploying.md)',
     CLOUDFLARE_ASSET_LIMIT: 'asset files a Worker version may upload on your plan: 20000 (Workers Free, default) or 100000 (Workers Paid); a Cloudflare build with more fails',
+    CHANGED_FILES: 'the content files changed since release CHANGED_SINCE, one per line, relative to CONTENT_DIR (`npm start` sets both): only those profiles are looked at, then the rest is checked',
+    CHANGED_SINCE: 'the release CHANGED_FILES lists changes since; ignored when another one is served',
+    BUILD_IF_CHANGED: '`1`: no new release when no profile changed since the served release (checked as an edit build would); a time in ms since 1970: changed before then',
   },
 });
 
 const env = process.env;
+const startedAt = Date.now();
 let options: BuildOptions;
 try {
   checkFaults();
@@ -57,9 +62,20 @@ try {
     // build"); BUILD_HEAP_CAP=always keeps the cap for the whole build, for comparing the two.
     heapCap: env.BUILD_HEAP_CAP === 'always' ? undefined : process.execArgv.find((a) => a.startsWith('--heap-growing-percent=')),
     benchReport: Boolean(env.BENCH_REPORT),
+    changed: changedFromEnv(env),
+    ifChangedBefore: env.BUILD_IF_CHANGED === '1' ? Infinity : /^\d+$/.test(env.BUILD_IF_CHANGED ?? '') ? Number(env.BUILD_IF_CHANGED) : undefined,
   };
 } catch (e) {
   console.error(`build: ${(e as Error).message}`);
   process.exit(2);
 }
 process.exitCode = await runBuild(options);
+// A build told which files changed trusted that list for every other profile: the content is
+// checked now, the new release served already, and anything the list left out is built, by a
+// process of its own (a kept renderer renders one build per process).
+if (process.exitCode === 0 && options.changed) {
+  const { CHANGED_FILES: _files, CHANGED_SINCE: _since, ...rest } = env;
+  // What changed after this build began is the watcher's next build.
+  const check = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], { stdio: 'inherit', env: { ...rest, BUILD_IF_CHANGED: String(startedAt) } });
+  process.exitCode = check.status ?? 1;
+}

@@ -5,7 +5,7 @@
 // A failed first build serves nothing and exits with the build's code. Ctrl-C reaches the server
 // from the terminal; SIGTERM and SIGHUP sent to this process are passed on to it.
 //
-// While it serves it watches the content folder and builds again after each change (an edit, a
+// It watches the content folder (from before the first build) and builds again after each change (an edit, a
 // `git pull`), once the folder has been quiet for DEBOUNCE_MS: the build switches the release and
 // the server picks the new one up by itself. Changes during a build queue one more build. A failed
 // rebuild changes nothing served; what it printed on stderr is shown once, and a rebuild failing
@@ -18,6 +18,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCli } from '../src/cli.ts';
 import { contentDirFromEnv } from '../src/content/load.ts';
+import { distDirFromEnv } from '../src/config.ts';
+import { servedRelease } from '../src/release/releases.ts';
 
 const cli = parseCli({
   name: 'start',
@@ -61,9 +63,9 @@ process.on('SIGINT', () => {});
 
 interface Ended { code: number; stdout: string; stderr: string }
 
-/** Runs `npm run <name>`'s command in this environment; `quiet`: its output is captured, not shown. */
-function run(name: string, { quiet = false } = {}): Promise<Ended> {
-  const child = spawn(process.execPath, nodeArgs(scripts[name]), { cwd: root, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+/** Runs `npm run <name>`'s command in this environment (with `env` added); `quiet`: its output is captured, not shown. */
+function run(name: string, { quiet = false, env = {} as Record<string, string> } = {}): Promise<Ended> {
+  const child = spawn(process.execPath, nodeArgs(scripts[name]), { cwd: root, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit', env: { ...process.env, ...env } });
   children.add(child);
   let stdout = '';
   let stderr = '';
@@ -83,80 +85,115 @@ function changesBuild(file: string | null): boolean {
   return !parts.includes('.git') && !parts.at(-1)!.startsWith('.');
 }
 
+/** How a rebuild ended: `built` (exit code 0), `failed`, or `locked` (another build held the lock: it runs again later). */
+type Outcome = 'built' | 'failed' | 'locked';
+
 /**
- * Watches `dir` and runs `build` after each change, debounced; one build at a time, and changes
- * during a build queue one more. `build` resolves false when it could not run (another build held
- * the lock): its changes are built again later. Returns the function that stops watching.
+ * Watches `dir` and runs `build` after each change, debounced, once `start` is called; one build at
+ * a time, and changes during a build queue one more. Watching begins at once, before the first
+ * build, and each build is given every file changed since the last good build began (that one may
+ * have read a file before or after its change), so it need look at no other profile
+ * (scripts/build-site.ts checks the rest afterwards). A failed build's files stay listed.
  */
-function rebuildOnChange(dir: string, build: (changed: string[]) => Promise<boolean>): () => void {
-  let changed = new Set<string>();
+function rebuildOnChange(dir: string, build: (changed: readonly string[]) => Promise<Outcome>): { start(): void; stop(): void } {
+  /** Files changed since the last good build began. */
+  let sinceGood = new Set<string>();
+  /** Files changed since the running build began. */
+  let sinceThis = new Set<string>();
+  /** Whether a change is not built yet. */
+  let pending = false;
   let timer: NodeJS.Timeout | undefined;
   let building = false;
+  let started = false;
   let stopped = false;
   const startBuild = async () => {
     timer = undefined;
-    if (building || stopped || !changed.size) return;
+    if (building || stopped || !started || !pending) return;
     building = true;
-    const files = [...changed].sort();
-    changed = new Set();
-    let ran = true;
+    pending = false;
+    sinceThis = new Set();
+    let outcome: Outcome = 'built';
     try {
-      ran = await build(files);
+      outcome = await build([...sinceGood].sort());
     } finally {
       building = false;
-      if (!ran) {
-        for (const f of files) changed.add(f);
+      if (outcome === 'built') sinceGood = sinceThis;
+      if (outcome === 'locked') {
+        pending = true;
         clearTimeout(timer);
         timer = setTimeout(startBuild, LOCKED_RETRY_MS);
       // What changed while it ran waits its own quiet time, as any other change.
-      } else if (changed.size && !timer) startBuild();
+      } else if (pending && !timer) startBuild();
     }
   };
   const watcher = fs.watch(dir, { recursive: true }, (_event, file) => {
     if (!changesBuild(file)) return;
-    changed.add(file ?? '.');
+    sinceGood.add(file ?? '.');
+    sinceThis.add(file ?? '.');
+    pending = true;
+    if (!started) return;
     clearTimeout(timer);
     timer = setTimeout(startBuild, DEBOUNCE_MS);
   });
   watcher.on('error', (e) => console.error(`start: stopped watching ${dir}: ${e.message}; restart to watch again.`));
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-    watcher.close();
+  return {
+    start() {
+      started = true;
+      // Changes during the first build are built now.
+      if (pending) timer = setTimeout(startBuild, DEBOUNCE_MS);
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      watcher.close();
+    },
   };
 }
+
+/** The most changed files a rebuild is told of (CHANGED_FILES); past it, it looks at every file (an edit build reads every profile past 1,000 anyway). */
+const MAX_LISTED = 1_000;
 
 /** A build's stderr without what differs between two runs of the same failure: the release ids. */
 const sameFailure = (stderr: string) => stderr.replace(/\b\d{6}-\d{8}T\d{6}Z\b/g, '<release>');
 
+const contentDir = contentDirFromEnv();
+const distDir = distDirFromEnv();
+// Watching begins before the first build, so a change while it runs is built after it.
+const watching = cli.values['no-watch'] ? undefined : rebuildOnChange(contentDir, rebuild);
 const first = await run('build');
+/** The release served after the last good build: the one the changed files are listed since. */
+let since = servedRelease(distDir);
+let lastStderr = '';
+async function rebuild(files: readonly string[]): Promise<Outcome> {
+  // Named by count only: an editor or `git pull` writes through temporary files, whose names would mislead.
+  // Not again for each try while another build holds the lock.
+  if (!lastStderr.startsWith('locked: ')) console.log(`start: ${files.length === 1 ? 'a file' : `${files.length} files`} changed in ${contentDir}: building ...`);
+  const listed: Record<string, string> = since && files.length <= MAX_LISTED ? { CHANGED_FILES: files.join('\n'), CHANGED_SINCE: since } : {};
+  const r = await run('build', { quiet: true, env: listed });
+  if (r.code === EX_TEMPFAIL) {
+    const said = `locked: ${r.stderr}`;
+    if (said !== lastStderr) console.error(`${r.stderr.trimEnd()}\nstart: trying again every ${LOCKED_RETRY_MS / 1000} s until that build ends.`);
+    lastStderr = said;
+    return 'locked';
+  }
+  const said = sameFailure(r.stderr);
+  // Warnings and problems are shown when they differ from the last build's, so a rebuild failing the same way again is one line.
+  if (r.stderr && said !== lastStderr) process.stderr.write(r.stderr);
+  if (r.code === 0) console.log(r.stdout.trimEnd().split('\n').findLast((l) => l.startsWith('Built ')) ?? 'start: built.');
+  else console.error(said === lastStderr ? `start: the build failed as before (exit code ${r.code}); the last good release is still served.` : `start: the build failed (exit code ${r.code}); the last good release is still served.`);
+  lastStderr = said;
+  if (r.code !== 0) return 'failed';
+  since = servedRelease(distDir);
+  return 'built';
+}
+
 if (first.code !== 0) {
+  watching?.stop();
   process.exitCode = first.code;
 } else {
-  const contentDir = contentDirFromEnv();
-  let lastStderr = '';
-  const rebuild = async (files: string[]) => {
-    // Named by count only: an editor or `git pull` writes through temporary files, whose names would mislead.
-    // Not again for each try while another build holds the lock.
-    if (!lastStderr.startsWith('locked: ')) console.log(`start: ${files.length === 1 ? 'a file' : `${files.length} files`} changed in ${contentDir}: building ...`);
-    const r = await run('build', { quiet: true });
-    if (r.code === EX_TEMPFAIL) {
-      const said = `locked: ${r.stderr}`;
-      if (said !== lastStderr) console.error(`${r.stderr.trimEnd()}\nstart: trying again every ${LOCKED_RETRY_MS / 1000} s until that build ends.`);
-      lastStderr = said;
-      return false;
-    }
-    const said = sameFailure(r.stderr);
-    // Warnings and problems are shown when they differ from the last build's, so a rebuild failing the same way again is one line.
-    if (r.stderr && said !== lastStderr) process.stderr.write(r.stderr);
-    if (r.code === 0) console.log(r.stdout.trimEnd().split('\n').findLast((l) => l.startsWith('Built ')) ?? 'start: built.');
-    else console.error(said === lastStderr ? `start: the build failed as before (exit code ${r.code}); the last good release is still served.` : `start: the build failed (exit code ${r.code}); the last good release is still served.`);
-    lastStderr = said;
-    return true;
-  };
-  const stopWatching = cli.values['no-watch'] ? () => {} : rebuildOnChange(contentDir, rebuild);
-  if (!cli.values['no-watch']) console.log(`start: watching ${contentDir}; a change is built and served by itself (--no-watch: off).`);
+  watching?.start();
+  if (watching) console.log(`start: watching ${contentDir}; a change is built and served by itself (--no-watch: off).`);
   const served = await run('serve');
-  stopWatching();
+  watching?.stop();
   process.exitCode = served.code;
 }

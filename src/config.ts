@@ -96,3 +96,14 @@ export function cloudflareAssetLimitFromEnv(env: NodeJS.ProcessEnv = process.env
   if (!/^[1-9]\d{0,8}$/.test(raw)) throw new Error(`CLOUDFLARE_ASSET_LIMIT must be a whole number of files (${CLOUDFLARE_ASSET_LIMITS.free} on Workers Free, ${CLOUDFLARE_ASSET_LIMITS.paid} on Workers Paid), not \`${raw}\``);
   return Number(raw);
 }
+
+/**
+ * `CHANGED_FILES` and `CHANGED_SINCE` (`npm start` sets them for each rebuild): the content files
+ * changed since that release, one per line, relative to the content folder. Undefined when either
+ * is missing: the build looks at every file.
+ */
+export function changedFromEnv(env: NodeJS.ProcessEnv = process.env): { since: string; files: string[] } | undefined {
+  const since = env.CHANGED_SINCE;
+  if (!since || env.CHANGED_FILES === undefined) return undefined;
+  return { since, files: env.CHANGED_FILES.split('\n').filter(Boolean) };
+}

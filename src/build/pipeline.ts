@@ -51,6 +51,17 @@ export interface BuildOptions {
   heapCap: string | undefined;
   /** Print the machine-readable BENCH line (`npm run bench`). */
   benchReport: boolean;
+  /**
+   * The content files changed since release `since` (CHANGED_FILES, CHANGED_SINCE: `npm start`'s
+   * watcher): an edit build stamps only those profiles; the content is checked after (build-site.ts).
+   */
+  changed: { since: string; files: string[] } | undefined;
+  /**
+   * BUILD_IF_CHANGED: no new release unless an edit build finds a profile changed since the served
+   * release before this time (ms; Infinity: whenever). The check after a build from a list of
+   * changed files passes that build's start: what changed later is the watcher's next build.
+   */
+  ifChangedBefore: number | undefined;
 }
 
 /** A build stopped on purpose, with a message that says why and what to do: no stack trace. */
@@ -135,6 +146,13 @@ export async function runBuild(o: BuildOptions): Promise<number> {
   };
 
   const read = await readContent(build);
+  if ('unchanged' in read) {
+    const when = Number.isFinite(o.ifChangedBefore) ? ' before the last build began' : '';
+    console.log(`Nothing else changed${when}: release ${read.unchanged} stays served (checked in ${build.seconds()} s).`);
+    process.off('exit', unlock);
+    unlock();
+    return 0;
+  }
   saveValidationCache = read.saveValidationCache;
   if ('problems' in read) {
     for (const p of read.problems) console.error(formatProblem(p));

@@ -19,7 +19,7 @@ import {
   releasePath, releasesDir, releasesToPrune, retireRelease, servedRelease,
 } from '../release/releases.ts';
 import { AnswerTimes } from './reuse/answer-times.ts';
-import { planEdit, type EditPlan } from './reuse/edit-path.ts';
+import { changedProfiles, planEdit, type EditPlan } from './reuse/edit-path.ts';
 import { otherDigestsNow, validKeptIndex } from './reuse/kept-index.ts';
 import { digestFiles, digestMap, folderDigest, validFileDigests, type FileDigests } from '../content/file-digests.ts';
 import { avatarKey, goneNames, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from './reuse/page-reuse.ts';
@@ -60,10 +60,11 @@ export interface ContentRead {
   saveValidationCache: () => void;
 }
 
-/** Reads the content: an edit build's few files, or every file, validated. */
-export async function readContent(build: Build): Promise<ContentRead | { problems: ContentProblem[]; saveValidationCache: () => void }> {
+/** Reads the content: an edit build's few files, or every file, validated; for BUILD_IF_CHANGED, maybe nothing changed. */
+export async function readContent(build: Build): Promise<ContentRead | { problems: ContentProblem[]; saveValidationCache: () => void } | { unchanged: string }> {
   const { o } = build;
   const edit = await editBuild(build);
+  if (edit === 'unchanged') return { unchanged: servedRelease(o.distDir)! };
   if (edit) {
     for (const w of edit.plan.kept.warnings) console.warn(`warning: ${w}`);
     const { plan } = edit;
@@ -102,7 +103,7 @@ export async function readContent(build: Build): Promise<ContentRead | { problem
  * release, which the same code built today; its pages then rendered with the kept renderer. Else
  * undefined, and the build reads every profile.
  */
-async function editBuild(build: Build): Promise<EditRead | undefined> {
+async function editBuild(build: Build): Promise<EditRead | 'unchanged' | undefined> {
   const { o } = build;
   if (!o.incremental || o.target !== 'node' || !o.editPath || !o.layers || !o.keptRenderer) return undefined;
   const id = servedRelease(o.distDir);
@@ -118,12 +119,18 @@ async function editBuild(build: Build): Promise<EditRead | undefined> {
   };
   let why = '';
   const made = await build.step('Finding the changed profiles', async () => {
+    // A list of changed files is trusted only against the release it was made since, and when it names what changed.
+    const named = o.changed && o.changed.since !== id ? { reason: `they were listed since release ${o.changed.since}, not the served ${id}` } : o.changed && changedProfiles(o.contentDir, o.changed.files);
+    if (named && 'reason' in named) console.log(`  (every profile is stamped, not only the changed files: ${named.reason})`);
     const plan = await planEdit({
       contentDir: o.contentDir, fingerprint: build.pagesFingerprint, builtAt: o.builtAt, siteUrl: o.siteUrl, cacheFile: validationCacheFile(o.root, o.contentDir), readServed, settleMs: o.settleMs,
+      changedNames: named && 'names' in named ? named.names : undefined, ifChangedBefore: o.ifChangedBefore,
       kept: () => validKeptIndex(record().kept),
       digests: () => validFileDigests(record().files),
       meanwhile: () => ({ manifest: record().manifest, times: new AnswerTimes(o.builtAt.toISOString(), record().times) }),
     });
+    // BUILD_IF_CHANGED, as after a build from a list of changed files: nothing it left out.
+    if ('unchanged' in plan) return 'unchanged' as const;
     if ('reason' in plan) return void (why = plan.reason);
     const layered = Object.keys(info.layers?.from ?? {}).length;
     if (layered + 3 * (plan.changed.length + plan.removed.length) > maxLayeredFiles(plan.kept.names.length)) return void (why = 'the served release holds too many changes: a whole release is due');

@@ -201,3 +201,82 @@ describe('edit builds', () => {
     expect(nextDay.stdout).toMatch(/the date changed/);
   }, 180_000);
 });
+
+describe('edit builds told which files changed (npm start sets CHANGED_FILES)', () => {
+  /** A build told that `files` changed since the served release, as `npm start` tells it. */
+  const told = (content: string, dist: string, files: string[], since = servedRelease(dist)!) =>
+    buildFixture(content, dist, settled(FIRST + 60, { CHANGED_FILES: files.join('\n'), CHANGED_SINCE: since }));
+  const builtLines = (stdout: string) => stdout.split('\n').filter((l) => l.startsWith('Built ')).length;
+
+  test('stamp the profiles named, serve what a whole read serves, then find nothing else changed', () => {
+    const { content, dist, reference } = firstBuild('told-one');
+    edit(content, 'erin_99', (t) => t.replace(/^bio: .*$/m, 'bio: "Told."'));
+    // An editor's swap file and vim's probe file, gone by now, change nothing.
+    const ours = told(content, dist, ['profiles/erin_99.yaml', 'profiles/.erin_99.yaml.swp', 'profiles/4913']);
+    expect(ours.status, ours.stderr).toBe(0);
+    expect(ours.stdout).not.toMatch(/every profile is (read|stamped)/);
+    expect(ours.stdout).toMatch(/Nothing else changed before the last build began: release \S+ stays served/);
+    expect(builtLines(ours.stdout)).toBe(1);
+    const theirs = buildFixture(content, reference, settled(FIRST + 60, { EDIT_PATH: '0' }));
+    expect(theirs.status, theirs.stderr).toBe(0);
+    const a = expectSameServed(dist, reference);
+    expect(JSON.parse(servedText(a.files.get('api/v1/users/erin_99')!)).data.bio).toBe('Told.');
+  }, 120_000);
+
+  test('a profile added or removed by name, and a change the list left out, which the check finds and builds', () => {
+    const { content, dist, reference } = firstBuild('told-missed');
+    fs.writeFileSync(path.join(content, 'profiles', 'bea.yaml'), 'displayName: Bea\ncreatedAt: 2024-01-01T00:00:00Z\n');
+    fs.rmSync(path.join(content, 'profiles', 'erin_99.yaml'));
+    edit(content, 'bob', (t) => t.replace(/^displayName: .*$/m, 'displayName: "Left out"'));
+    const ours = told(content, dist, ['profiles/bea.yaml', 'profiles/erin_99.yaml']);
+    expect(ours.status, ours.stderr).toBe(0);
+    // The listed build, then the check's build of bob's edit.
+    expect(builtLines(ours.stdout)).toBe(2);
+    expect(ours.stdout).not.toMatch(/Nothing else changed/);
+    const theirs = buildFixture(content, reference, settled(FIRST + 60, { EDIT_PATH: '0' }));
+    expect(theirs.status, theirs.stderr).toBe(0);
+    // The same bytes and records; in two releases where the whole read made one, so other layers.
+    const [a, b] = [servedState(dist), servedState(reference)];
+    expect([...a.files.keys()]).toEqual([...b.files.keys()]);
+    for (const [file, bytes] of b.files) expect(a.files.get(file)!.equals(bytes), file).toBe(true);
+    expect(a.records).toEqual(b.records);
+    expect(a.kept).toEqual(b.kept);
+    expect(a.files.has('api/v1/users/bea')).toBe(true);
+    expect(a.files.has('api/v1/users/erin_99')).toBe(false);
+    expect(JSON.parse(servedText(a.files.get('api/v1/users/bob')!)).data.displayName).toBe('Left out');
+  }, 120_000);
+
+  test('BUILD_IF_CHANGED: no new release when no profile changed (before the time it gives)', () => {
+    const { content, dist } = firstBuild('if-changed');
+    const served = servedRelease(dist);
+    const ifChanged = (when: string) => buildFixture(content, dist, settled(FIRST + 60, { BUILD_IF_CHANGED: when }));
+    const same = ifChanged('1');
+    expect(same.status, same.stderr).toBe(0);
+    expect(same.stdout).toMatch(new RegExp(`Nothing else changed: release ${served} stays served`));
+    expect(servedRelease(dist)).toBe(served);
+    edit(content, 'bob', (t) => t.replace(/^displayName: .*$/m, 'displayName: "Later"'));
+    // Changed after the time given: the next build's, not this one's.
+    expect(ifChanged(String(Date.now() - 60_000)).stdout).toMatch(/Nothing else changed before the last build began/);
+    expect(servedRelease(dist)).toBe(served);
+    const built = ifChanged(String(Date.now() + 60_000));
+    expect(built.stdout).toMatch(/^Built /m);
+    expect(servedRelease(dist)).not.toBe(served);
+    expect(JSON.parse(servedText(servedState(dist).files.get('api/v1/users/bob')!)).data.displayName).toBe('Later');
+  }, 120_000);
+
+  test('a list since another release, or naming what it cannot say, is not trusted: every profile is stamped', () => {
+    const { content, dist } = firstBuild('told-not');
+    const cases: [string[], string | undefined, RegExp][] = [
+      [['profiles/bob.yaml'], '000000-20200101T000000Z', /listed since release 000000-20200101T000000Z, not the served/],
+      [['.'], undefined, /the changed file \. is not one in the content folder/],
+      [['profiles'], undefined, /the changed files include profiles, not a profile file/],
+      [['profiles/notes.txt'], undefined, /the changed files include profiles\/notes\.txt, not a profile file/],
+    ];
+    fs.writeFileSync(path.join(content, 'profiles', 'notes.txt'), 'not a profile');
+    for (const [files, since, why] of cases) {
+      const r = told(content, dist, files, since);
+      expect(r.stdout, files.join()).toMatch(why);
+      expect(r.stdout).toMatch(/every profile is stamped, not only the changed files/);
+    }
+  }, 120_000);
+});

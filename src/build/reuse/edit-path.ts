@@ -9,6 +9,7 @@
 // problems as it always does. What it serves is what that build
 // would serve, byte for byte (test/build/edit-path.test.ts).
 import { hash } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { PublicUser } from '../../schemas/api.ts';
 import { isUsername } from '../../schemas/index.ts';
@@ -20,8 +21,8 @@ import { CREATORS_ROWS_FILE, type CreatorsRows } from '../../api/release-files.t
 import { USERS_PATH } from '../../api/handler.ts';
 import { exampleUser, showsEveryPart } from '../../api/openapi.ts';
 import { previewFileOf } from '../../ui/og-image.ts';
-import { walkContent } from '../../content/content-tree.ts';
-import { RACY_MS, stampFiles, stampList } from '../../content/file-stamps.ts';
+import { walkContent, type ContentTree } from '../../content/content-tree.ts';
+import { RACY_MS, stampFiles, stampList, type StampList } from '../../content/file-stamps.ts';
 import { ContentReader, YAML_LIMIT, decodeText } from '../../content/read-file.ts';
 import { StampedFileCache, parseProfileFile, type PublicProfile } from '../../content/profile-files.ts';
 import type { Content } from '../../content/load.ts';
@@ -73,12 +74,19 @@ export interface EditInputs<M> {
   readServed: (file: string) => Buffer | undefined;
   /** How long before now a file must have changed for its stamp to prove its bytes (RACY_MS). */
   settleMs?: number;
+  /**
+   * The profiles whose files changed since the served release was built (`changedProfiles` of
+   * what `npm start`'s watcher saw): only those are stamped. Undefined: every one is.
+   */
+  changedNames?: readonly string[];
+  /** BUILD_IF_CHANGED: no plan (`unchanged`) when no profile changed before this time (ms), the files outside `profiles/` as they were. */
+  ifChangedBefore?: number;
 }
 
 const sameDay = (a: string, b: string) => a.slice(0, 10) === b.slice(0, 10);
 
-/** The plan of an edit build, or why this build must read every profile. */
-export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { meanwhile: M }) | { reason: string }> {
+/** The plan of an edit build, or why this build must read every profile, or (`ifChangedBefore`) that nothing changed. */
+export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { meanwhile: M }) | { reason: string } | { unchanged: true }> {
   const { contentDir, siteUrl } = inputs;
   const builtAt = inputs.builtAt.toISOString();
   const dir = path.resolve(contentDir);
@@ -87,25 +95,59 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
 
   // Before any stat: a file written after its stamp must not be trusted for it (RACY_MS).
   const scannedAt = Date.now();
-  const tree = walkContent(dir);
-  if (tree.problems.length) return { reason: 'the content folder has a link or a special file' };
-  const profileNames = tree.files.get('profiles') ?? [];
-  const names: string[] = new Array(profileNames.length);
-  for (let i = 0; i < profileNames.length; i++) {
-    const file = profileNames[i]!;
-    const name = file.endsWith('.yaml') ? file.slice(0, -5) : '';
-    if (!isUsername(name)) return { reason: `profiles/${file} is not a profile file` };
-    names[i] = name;
-  }
-  // The listing is sorted by file name; `a-b.yaml` sorts before `a.yaml`, usernames the other way.
-  names.sort();
-  const others = otherFiles(tree);
   const profileFile = (name: string) => `${dir}${path.sep}profiles${path.sep}${name}.yaml`;
-  const files = [...names.map(profileFile), ...others.map((f) => path.join(dir, f))];
-  // At 100,000 profiles a thread stamps the files while this one reads the served release's records.
-  const stamping = stampFiles(files);
-
-  const kept = inputs.kept();
+  let names: string[];
+  let tree: ContentTree;
+  let others: string[];
+  let stamping: Promise<StampList | undefined>;
+  let kept: KeptIndex | undefined;
+  /** With the list of changed files: the profiles not in it, each at its place in `names`, take the kept stamp. */
+  let hinted: { stampedAt: number[] } | undefined;
+  if (inputs.changedNames) {
+    // The profiles named changed (by `npm start`'s watcher) are stamped; every other one is taken
+    // to be as the served release read it. The build checks that afterwards (scripts/build-site.ts).
+    tree = walkContent(dir, 'profiles');
+    if (tree.problems.length) return { reason: 'the content folder has a link or a special file' };
+    kept = inputs.kept();
+    if (!kept) return { reason: 'the served release has no kept index' };
+    const keptAt = (name: string) => sortedIndexOf(kept!.names, name);
+    const gone = new Set<string>();
+    const come: string[] = [];
+    for (const name of inputs.changedNames) {
+      const there = fs.lstatSync(profileFile(name), { throwIfNoEntry: false });
+      if (there && !there.isFile()) return { reason: `profiles/${name}.yaml is not a regular file` };
+      if (there && keptAt(name) < 0) come.push(name);
+      if (!there && keptAt(name) >= 0) gone.add(name);
+    }
+    names = come.length || gone.size ? [...kept.names.filter((n) => !gone.has(n)), ...come].sort() : kept.names.slice();
+    const changedNames = new Set(inputs.changedNames);
+    const stampedAt: number[] = [];
+    for (let i = 0; i < names.length; i++) {
+      const j = keptAt(names[i]!);
+      // A stamp that proved nothing at the last build is checked again whatever the list says.
+      if (changedNames.has(names[i]!) || j < 0 || kept.stamps[j] === null) stampedAt.push(i);
+    }
+    hinted = { stampedAt };
+    others = otherFiles(tree);
+    stamping = Promise.resolve(undefined);
+  } else {
+    tree = walkContent(dir);
+    if (tree.problems.length) return { reason: 'the content folder has a link or a special file' };
+    const profileNames = tree.files.get('profiles') ?? [];
+    names = new Array(profileNames.length);
+    for (let i = 0; i < profileNames.length; i++) {
+      const file = profileNames[i]!;
+      const name = file.endsWith('.yaml') ? file.slice(0, -5) : '';
+      if (!isUsername(name)) return { reason: `profiles/${file} is not a profile file` };
+      names[i] = name;
+    }
+    // The listing is sorted by file name; `a-b.yaml` sorts before `a.yaml`, usernames the other way.
+    names.sort();
+    others = otherFiles(tree);
+    // At 100,000 profiles threads stamp the files while this one reads the served release's records.
+    stamping = stampFiles([...names.map(profileFile), ...others.map((f) => path.join(dir, f))]);
+    kept = inputs.kept();
+  }
   if (!kept) return { reason: 'the served release has no kept index' };
   if (kept.fingerprint !== inputs.fingerprint) return { reason: 'the code or SITE_URL changed' };
   // accountAgeDays of every answer moves with the date.
@@ -137,7 +179,9 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   const viewsCache = new StampedFileCache<Record<string, number>>(inputs.cacheFile, 'views');
   const creatorsCache = new StampedFileCache<Creator>(inputs.cacheFile, 'creators');
 
-  const stamps = (await stamping) ?? stampList(files);
+  const stamps = (await stamping) ?? (hinted
+    ? hintedStamps(names.length, servedAt, kept, hinted.stampedAt.map((i) => profileFile(names[i]!)), hinted.stampedAt, others.map((f) => path.join(dir, f)))
+    : stampList([...names.map(profileFile), ...others.map((f) => path.join(dir, f))]));
   const settleMs = inputs.settleMs ?? RACY_MS;
   // By bytes: a file whose stamp the served record does not prove is read again, not taken as changed.
   const othersStamps = { stamps: stamps.stamps.slice(names.length), changedMs: stamps.changedMs.subarray(names.length) };
@@ -156,6 +200,12 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     if (digest !== undefined && digest === kept.digests[j]) same.push([i, digest]);
     else changedAt.push(i);
     if (changedAt.length > EDIT_PATH_MAX_CHANGED) return { reason: `more than ${EDIT_PATH_MAX_CHANGED} profiles changed` };
+  }
+
+  if (inputs.ifChangedBefore !== undefined) {
+    // A removal leaves no file to tell when.
+    const first = removed.length ? -Infinity : changedAt.reduce((t, i) => Math.min(t, stamps.stamps[i] === null ? -Infinity : stamps.changedMs[i]!), Infinity);
+    if (first >= inputs.ifChangedBefore) return { unchanged: true };
   }
 
   const creatorFiles = new Set(tree.files.get('creators') ?? []);
@@ -312,4 +362,60 @@ function parseJson<T>(bytes: Buffer | undefined): T | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The profiles `changedFiles` (paths relative to the content folder, as `fs.watch` names them) may
+ * have changed, or why the list cannot say: a file in `profiles/` that is not a profile file and
+ * is there, or the folder itself. Files outside `profiles/` are read whatever the list says.
+ */
+export function changedProfiles(dir: string, changedFiles: readonly string[]): { names: string[] } | { reason: string } {
+  const names = new Set<string>();
+  for (const raw of changedFiles) {
+    const file = path.normalize(raw);
+    // `.`: the watcher could not name the file.
+    if (file === '.' || path.isAbsolute(file) || file.startsWith('..')) return { reason: `the changed file ${raw} is not one in the content folder` };
+    const parts = file.split(path.sep);
+    if (parts[0] !== 'profiles') continue;
+    const name = parts.length === 2 && parts[1]!.endsWith('.yaml') ? parts[1]!.slice(0, -5) : '';
+    if (isUsername(name)) names.add(name);
+    // An editor's or git's temporary file, gone now, changed nothing; anything else there is for the whole read to report.
+    else if (parts.length !== 2 || fs.lstatSync(path.join(dir, file), { throwIfNoEntry: false })) return { reason: `the changed files include ${raw}, not a profile file` };
+  }
+  return { names: [...names] };
+}
+
+/** The place of `name` in the sorted list `names`, or -1. */
+function sortedIndexOf(names: readonly string[], name: string): number {
+  let lo = 0;
+  let hi = names.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = names[mid]!;
+    if (at === name) return mid;
+    if (at < name) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/**
+ * The stamps of a build told which files changed: each profile's kept stamp, taken as proved (the
+ * list says its file is as the served release read it), but those at `stampedAt`, stamped now with
+ * `stampedFiles`; then the files outside `profiles/`, stamped now.
+ */
+function hintedStamps(count: number, servedAt: Int32Array, kept: KeptIndex, stampedFiles: string[], stampedAt: number[], otherPaths: string[]): StampList {
+  const stamps: (string | null)[] = new Array(count + otherPaths.length);
+  const changedMs = new Float64Array(count + otherPaths.length);
+  for (let i = 0; i < count; i++) stamps[i] = servedAt[i]! >= 0 ? kept.stamps[servedAt[i]!]! : null;
+  const now = stampList([...stampedFiles, ...otherPaths]);
+  for (let k = 0; k < stampedAt.length; k++) {
+    stamps[stampedAt[k]!] = now.stamps[k]!;
+    changedMs[stampedAt[k]!] = now.changedMs[k]!;
+  }
+  for (let k = 0; k < otherPaths.length; k++) {
+    stamps[count + k] = now.stamps[stampedAt.length + k]!;
+    changedMs[count + k] = now.changedMs[stampedAt.length + k]!;
+  }
+  return { stamps, changedMs };
 }
