@@ -339,7 +339,7 @@ function avatarDigestIn(contentDir: string, digests: FileDigests | undefined): (
 const RECORDS = new WeakMap<Build, Map<string, ReleaseRecord>>();
 
 /** The record of release `id`, read once per build however many steps ask: 15 MB at 100,000 profiles. */
-function servedRecord(build: Build, id: string): ReleaseRecord {
+export function servedRecord(build: Build, id: string): ReleaseRecord {
   let records = RECORDS.get(build);
   if (!records) RECORDS.set(build, (records = new Map()));
   let record = records.get(id);

@@ -18,7 +18,7 @@ import { assetLimitProblem, uploadedAssetFiles } from './hosts/cloudflare-assets
 import { folderLimitWarning, foldersPastLimit } from './hosts/static-host-files.ts';
 import { faultPoint } from './faults.ts';
 import { BuildRefused, type Build } from './pipeline.ts';
-import { USERS_DIR, type ContentRead, type ReleasePlan } from './plan.ts';
+import { USERS_DIR, servedRecord, type ContentRead, type ReleasePlan } from './plan.ts';
 import type { Rendered } from './render.ts';
 
 /** The layered folder of previews, as layers.ts names files. */
@@ -111,7 +111,8 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
       index, build.pagesFingerprint, whole.others, (name) => read.stamps.get(name), (name) => whole.profileDigests.get(name), (user, avatar) => previewFileOf(avatarsDir, user, avatar),
       whole.decorationEntries, exampleOf(index.users), whole.warnings,
     ));
-    writeRecord(freshLayout.record, { manifest: release.pages.manifest, times: times.record(), kept, files: read.digests });
+    // Lines of rows the same as the served record's are copied from it (record.ts).
+    writeRecord(freshLayout.record, { manifest: release.pages.manifest, times: times.record(), kept, files: read.digests }, served.id ? servedRecord(build, served.id) : undefined);
     writeReleaseInfo(fresh, { id, previous: served.id ?? null, builtAt: index.builtAt, ...(layers && { layers }) });
     return written;
   });

@@ -20,9 +20,9 @@ export function rowsPerLineFromEnv(env: NodeJS.ProcessEnv = process.env): number
 /** Bytes read at a time: a line longer than this is read in several. */
 const CHUNK = 8 * 1024 * 1024;
 
-/** Writes `head`, then each group of rows in lines of at most `perLine` (a line never mixes two groups), to the open file `fd`. */
-export function writeJsonLines(fd: number, head: unknown, groups: Iterable<unknown>[], perLine = rowsPerLineFromEnv()): void {
-  fs.writeSync(fd, `${JSON.stringify(head)}\n`);
+/** Writes `head` (unless `withHead` is false), then each group of rows in lines of at most `perLine` (a line never mixes two groups), to the open file `fd`. */
+export function writeJsonLines(fd: number, head: unknown, groups: Iterable<unknown>[], perLine = rowsPerLineFromEnv(), withHead = true): void {
+  if (withHead) fs.writeSync(fd, `${JSON.stringify(head)}\n`);
   for (const rows of groups) {
     let line: unknown[] = [];
     for (const row of rows) {
@@ -42,8 +42,8 @@ export function writeJsonLines(fd: number, head: unknown, groups: Iterable<unkno
  * when the file cannot be read or a line is not JSON; a last line without its newline (a file cut
  * short) is never given.
  */
-export function readJsonLines<T>(file: string, read: (lines: Generator<unknown>) => T, chunkBytes = CHUNK): T {
-  const lines = jsonLines(file, chunkBytes);
+export function readJsonLines<T>(file: string, read: (lines: Generator<unknown>) => T, chunkBytes = CHUNK, at?: LineAt[]): T {
+  const lines = jsonLines(file, chunkBytes, at);
   try {
     return read(lines);
   } finally {
@@ -51,10 +51,16 @@ export function readJsonLines<T>(file: string, read: (lines: Generator<unknown>)
   }
 }
 
-function* jsonLines(file: string, chunkBytes: number): Generator<unknown> {
+/** Where a line is in its file: its first byte and the byte after its newline. */
+export type LineAt = [start: number, end: number];
+
+/** Each line of `file` parsed; `at`, when given, gets where each line given is. */
+function* jsonLines(file: string, chunkBytes: number, at?: LineAt[]): Generator<unknown> {
   const fd = fs.openSync(file, 'r');
   try {
     let rest: Buffer = Buffer.alloc(0);
+    /** Where `rest` starts in the file. */
+    let offset = 0;
     for (;;) {
       const chunk = Buffer.allocUnsafe(chunkBytes);
       const n = fs.readSync(fd, chunk, 0, chunkBytes, null);
@@ -62,15 +68,36 @@ function* jsonLines(file: string, chunkBytes: number): Generator<unknown> {
       const buf = rest.length ? Buffer.concat([rest, chunk.subarray(0, n)]) : chunk.subarray(0, n);
       let start = 0;
       for (let end = buf.indexOf(10, start); end >= 0; end = buf.indexOf(10, start)) {
+        at?.push([offset + start, offset + end + 1]);
         yield JSON.parse(buf.toString('utf8', start, end));
         start = end + 1;
       }
       // Copied: the next chunk is a new buffer, and this one is not held past its lines.
       rest = Buffer.from(buf.subarray(start));
+      offset += start;
     }
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Writes one line of `value` to the open file `fd`. */
+export const writeJsonLine = (fd: number, value: unknown): void => {
+  fs.writeSync(fd, `${JSON.stringify(value)}\n`);
+};
+
+/** Copies the bytes `at` of the open file `from` (whole lines, newline included) to the open file `fd`. */
+export function copyLines(fd: number, from: number, at: LineAt, buffer?: Buffer): Buffer {
+  const length = at[1] - at[0];
+  const buf = buffer && buffer.length >= length ? buffer : Buffer.allocUnsafe(length);
+  let read = 0;
+  while (read < length) {
+    const n = fs.readSync(from, buf, read, length - read, at[0] + read);
+    if (n === 0) throw new Error('the file is shorter than its lines');
+    read += n;
+  }
+  fs.writeSync(fd, buf, 0, length);
+  return buf;
 }
 
 /** Writes a file whole or not at all: to a temporary name, renamed over `file` once complete. */

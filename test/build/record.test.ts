@@ -53,6 +53,43 @@ describe('the release record', () => {
     expect(fs.readFileSync(file, 'utf8').split('"user000042"')).toHaveLength(2);
   });
 
+  test('a record written after another copies the lines it would write the same, and writes the others', () => {
+    const n = ROWS_PER_LINE * 3 + 5;
+    const servedFile = tempFile();
+    writeRecord(servedFile, recordOf(n));
+    const served = readRecord(servedFile);
+    // The next build's, as an edit build keeps it: the served columns, one row of the second line changed.
+    const next = readRecord(servedFile);
+    const edited = ROWS_PER_LINE + 3;
+    next.manifest!.pages[edited] = 'page-edited';
+    next.kept!.stamps[edited] = 'stamp-edited';
+    const [copied, whole] = [tempFile(), tempFile()];
+    writeRecord(copied, next, served);
+    writeRecord(whole, next);
+    expect(fs.readFileSync(copied).equals(fs.readFileSync(whole))).toBe(true);
+    expect(readRecord(copied).manifest!.pages[edited]).toBe('page-edited');
+
+    // Copied indeed: a byte changed in the served file's third line (after it was read) shows up, not in the second.
+    const bytes = fs.readFileSync(servedFile);
+    const lineStarts = [0];
+    for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10) lineStarts.push(i + 1);
+    const mark = (line: number) => bytes.indexOf('user', lineStarts[line]!);
+    bytes[mark(3)] = 'U'.charCodeAt(0);
+    bytes[mark(2)] = 'U'.charCodeAt(0);
+    fs.writeFileSync(servedFile, bytes);
+    const again = tempFile();
+    writeRecord(again, next, served);
+    const lines = fs.readFileSync(again, 'utf8').split('\n');
+    expect(lines[3]!.startsWith('[["User')).toBe(true);
+    expect(lines[2]!.startsWith('[["user')).toBe(true);
+    // Other timestamps at the same index: nothing copied.
+    const retimed = readRecord(whole);
+    retimed.times!.timestamps = [...retimed.times!.timestamps].reverse();
+    const none = tempFile();
+    writeRecord(none, retimed, served);
+    expect(fs.readFileSync(none, 'utf8')).not.toContain('"User');
+  });
+
   test('parts a build did not keep stay undefined', () => {
     const file = tempFile();
     const { manifest, times } = recordOf(3);

@@ -1,8 +1,8 @@
 // The edit path: a rebuild after a few profile files changed, made from the served release's kept
 // index (kept-index.ts) without reading the other profiles. At 100,000 profiles reading them back
 // (the validation cache, the public index made again) was most of a rebuild's 5 s; here a rebuild
-// stats every content file, parses the changed ones and takes everything else from the kept columns
-// and the served release. It covers the common edits: profiles changed in place (a creator's too)
+// stats every content file (or, told which changed, those: `changedNames`), parses the changed ones
+// and takes everything else from the kept columns and the served release. It covers the common edits: profiles changed in place (a creator's too)
 // with the same avatar, decoration and custom domain, and profiles added or removed without any
 // (nor a creator file or view count). Anything else (a file outside `profiles/` changed, a
 // problem) returns a reason, and the build reads every profile instead: that build reports

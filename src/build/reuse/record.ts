@@ -6,7 +6,7 @@
 // string holds every profile's row: at 1,000,000 profiles one JSON text of the record would pass
 // V8's limit on a string's length.
 import fs from 'node:fs';
-import { readJsonLines, writeJsonLines } from '../../content/json-lines.ts';
+import { copyLines, readJsonLines, rowsPerLineFromEnv, writeJsonLine, writeJsonLines, type LineAt } from '../../content/json-lines.ts';
 import type { PageManifest } from './page-reuse.ts';
 import type { AnswerTimesRecord } from './answer-times.ts';
 import type { KeptIndex } from './kept-index.ts';
@@ -21,7 +21,24 @@ export interface ReleaseRecord {
   kept: KeptIndex | undefined;
   /** The digests of the content files outside `profiles/` the build read. */
   files: FileDigests | undefined;
+  /** Where its rows were read from, for the next record to copy the lines it leaves as they were (`writeRecord`). */
+  source?: RecordSource;
 }
+
+/** A record file's lines of profile rows, where each is and what it held, as read. */
+interface RecordSource {
+  file: string;
+  /** Each line of profile rows: where it is in the file, its first row, and how many. */
+  lines: { at: LineAt; first: number; count: number }[];
+  /** The rows as read, column by column: the arrays the record's parts hold. */
+  columns: Columns;
+  /** The answer times' distinct timestamps, which rows name by index. */
+  timestamps: readonly string[];
+}
+type Columns = {
+  names: string[]; pages: (string | null)[]; inputs: (string | null)[]; hashes: (string | null)[]; at: number[]; stamps: (string | null)[]; digests: (string | null)[];
+  avatars: (string | null)[]; decorations: (string | null)[]; domains: (string | null)[]; suspended: number[]; previews: (string | null)[];
+};
 
 type KeptHead = Omit<KeptIndex, 'names' | 'stamps' | 'digests' | 'avatars' | 'decorations' | 'domains' | 'suspended' | 'previews'>;
 interface Head {
@@ -40,9 +57,11 @@ type FileRow = [string, string | null, string];
 
 /**
  * Writes the record. The parts list the same profiles (a build keeps a page, an answer and a row of
- * columns for each); the manifest's order is the record's.
+ * columns for each); the manifest's order is the record's. `served`: the record of the release it
+ * follows, as read; a line of rows that would be the same bytes as that record's line is copied
+ * from its file, not made again (an edit at 1,000,000 profiles changes one line of a hundred).
  */
-export function writeRecord(file: string, record: ReleaseRecord): void {
+export function writeRecord(file: string, record: ReleaseRecord, served?: ReleaseRecord): void {
   const { manifest, times, kept, files } = record;
   const names = manifest?.names ?? kept?.names ?? times?.names ?? [];
   // The answer times and the kept columns are in the manifest's order whenever a build writes them
@@ -59,26 +78,55 @@ export function writeRecord(file: string, record: ReleaseRecord): void {
     kept: kept ? keptHead as KeptHead : null,
     files: files ? { version: files.version, count: files.files.length } : null,
   };
-  function* rows(): Generator<Row> {
-    for (let i = 0; i < names.length; i++) {
-      const name = names[i]!;
-      const t = timesAt ? timesAt.get(name) : times ? i : undefined;
-      const k = keptAt ? keptAt.get(name) : kept ? i : undefined;
-      yield [
-        name, manifest?.pages[i] ?? null, inputs?.[i] ?? null,
-        t === undefined ? null : times!.hashes[t]!, t === undefined ? -1 : times!.at[t]!,
-        k === undefined ? null : kept!.stamps[k]!, k === undefined ? null : kept!.digests[k]!, k === undefined ? null : kept!.avatars[k]!, k === undefined ? null : kept!.decorations[k]!,
-        k === undefined ? null : kept!.domains[k]!, k === undefined ? 0 : kept!.suspended[k]!, k === undefined ? null : kept!.previews[k]!,
-      ];
-    }
-  }
-  function* fileRows(): Generator<FileRow> {
-    for (let i = 0; i < (files?.files.length ?? 0); i++) yield [files!.files[i]!, files!.stamps[i]!, files!.digests[i]!];
-  }
+  const rowOf = (i: number): Row => {
+    const name = names[i]!;
+    const t = timesAt ? timesAt.get(name) : times ? i : undefined;
+    const k = keptAt ? keptAt.get(name) : kept ? i : undefined;
+    return [
+      name, manifest?.pages[i] ?? null, inputs?.[i] ?? null,
+      t === undefined ? null : times!.hashes[t]!, t === undefined ? -1 : times!.at[t]!,
+      k === undefined ? null : kept!.stamps[k]!, k === undefined ? null : kept!.digests[k]!, k === undefined ? null : kept!.avatars[k]!, k === undefined ? null : kept!.decorations[k]!,
+      k === undefined ? null : kept!.domains[k]!, k === undefined ? 0 : kept!.suspended[k]!, k === undefined ? null : kept!.previews[k]!,
+    ];
+  };
+  const source = served?.source;
+  // A served line is copied when each of its rows is this record's, value for value, and each
+  // timestamp a row names by index is the same string at that index.
+  const sameTime = source && times && !timesAt && !keptAt ? times.timestamps.map((t, k) => t === source.timestamps[k]) : undefined;
+  const sameRow = (i: number): boolean => {
+    const c = source!.columns;
+    if (i >= c.names.length || names[i] !== c.names[i]) return false;
+    const row = rowOf(i);
+    return row[1] === c.pages[i] && row[2] === c.inputs[i] && row[3] === c.hashes[i] && row[4] === c.at[i] && (row[4] < 0 || sameTime![row[4]] === true)
+      && row[5] === c.stamps[i] && row[6] === c.digests[i] && row[7] === c.avatars[i] && row[8] === c.decorations[i] && row[9] === c.domains[i]
+      && row[10] === c.suspended[i] && row[11] === c.previews[i];
+  };
+  const perLine = rowsPerLineFromEnv();
   const fd = fs.openSync(file, 'w');
+  let from: number | undefined;
   try {
-    writeJsonLines(fd, head, [rows(), fileRows()]);
+    writeJsonLine(fd, head);
+    let buffer: Buffer | undefined;
+    for (let first = 0, line = 0; first < names.length; first += perLine, line++) {
+      const count = Math.min(perLine, names.length - first);
+      const theirs = sameTime && source!.lines[line];
+      let same = theirs !== undefined && theirs.first === first && theirs.count === count;
+      for (let i = first; same && i < first + count; i++) same = sameRow(i);
+      if (same) {
+        from ??= fs.openSync(source!.file, 'r');
+        buffer = copyLines(fd, from, theirs!.at, buffer);
+        continue;
+      }
+      const rows = new Array<Row>(count);
+      for (let i = 0; i < count; i++) rows[i] = rowOf(first + i);
+      writeJsonLine(fd, rows);
+    }
+    function* fileRows(): Generator<FileRow> {
+      for (let i = 0; i < (files?.files.length ?? 0); i++) yield [files!.files[i]!, files!.stamps[i]!, files!.digests[i]!];
+    }
+    writeJsonLines(fd, undefined, [fileRows()], perLine, false);
   } finally {
+    if (from !== undefined) fs.closeSync(from);
     fs.closeSync(fd);
   }
 }
@@ -88,14 +136,15 @@ const NONE: ReleaseRecord = { manifest: undefined, times: undefined, kept: undef
 /** The record in `file`, or no parts (none, another version, or a file cut short). */
 export function readRecord(file: string): ReleaseRecord {
   try {
-    return readJsonLines(file, readLines);
+    const at: LineAt[] = [];
+    return readJsonLines(file, (lines) => readLines(lines, file, at), undefined, at);
   } catch {
     return NONE; // none (no release before), another version, or unreadable: everything is made anew
   }
 }
 
 /** The record's parts from its lines (throws on a line that is not what it should be: no record). */
-function readLines(lines: Generator<unknown>): ReleaseRecord {
+function readLines(lines: Generator<unknown>, file: string, at: LineAt[]): ReleaseRecord {
   const head = lines.next().value as Head | undefined;
   if (head?.version !== VERSION || !Number.isInteger(head.rows)) return NONE;
   const n = head.rows;
@@ -111,10 +160,12 @@ function readLines(lines: Generator<unknown>): ReleaseRecord {
   const domains = new Array<string | null>(n);
   const suspended = new Array<number>(n);
   const previews = new Array<string | null>(n);
+  const rowLines: RecordSource['lines'] = [];
   let i = 0;
   while (i < n) {
     const line = lines.next();
     if (line.done) return NONE;
+    rowLines.push({ at: at[at.length - 1]!, first: i, count: (line.value as Row[]).length });
     for (const r of line.value as Row[]) {
       if (i >= n) return NONE;
       [names[i], pages[i]!, inputs[i], hashes[i]!, times[i]!, stamps[i], digests[i], avatars[i], decorations[i], domains[i], suspended[i]!, previews[i]] = r as [string, string, string | null, string, number, string | null, string | null, string | null, string | null, string | null, number, string | null];
@@ -135,12 +186,18 @@ function readLines(lines: Generator<unknown>): ReleaseRecord {
     }
     if (files.files.length !== head.files.count) return NONE;
   }
-  return {
+  const record: ReleaseRecord = {
     manifest: head.manifest ? { ...head.manifest, names, pages, inputs: head.manifest.inputs ? inputs : undefined } as PageManifest : undefined,
     times: head.times ? { ...head.times, names, hashes, at: times } as AnswerTimesRecord : undefined,
     kept: head.kept ? { ...head.kept, names, stamps, digests, avatars, decorations, domains, suspended, previews } as KeptIndex : undefined,
     files,
   };
+  // Not one of the record's parts: left out of comparisons and copies of them.
+  const source: RecordSource = {
+    file, lines: rowLines, timestamps: head.times?.timestamps ?? [],
+    columns: { names, pages, inputs, hashes, at: times, stamps, digests, avatars, decorations, domains, suspended, previews },
+  };
+  return Object.defineProperty(record, 'source', { value: source, enumerable: false });
 }
 
 const sameList = (a: readonly string[], b: readonly string[]) => a === b || (a.length === b.length && a.every((x, i) => x === b[i]));
