@@ -9,7 +9,7 @@ import zlib from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { answer } from '../../src/api/handler.ts';
 import type { ReleaseFiles } from '../../src/api/release-files.ts';
-import { compressedSiblings, MIN_COMPRESSED_BYTES } from '../../src/build/files/compress.ts';
+import { BROTLI_QUALITY, brotliWindowBits, compressedSiblings, MIN_COMPRESSED_BYTES } from '../../src/build/files/compress.ts';
 import {
   BROTLI, GZIP, acceptedEncodings, compressedBaseOf, encodedEtag, filesAt, isCompressible, isServedFile, staticHostRuleHeaders,
 } from '../../src/http/headers.ts';
@@ -90,6 +90,21 @@ describe('which files have siblings', () => {
     expect(compressedSiblings(text.subarray(0, MIN_COMPRESSED_BYTES - 1)).size).toBe(0);
     // Random bytes do not compress: no sibling.
     expect(compressedSiblings(randomBytes(4096)).size).toBe(0);
+  });
+
+  test('brotli\'s window fits the file: it decodes at every size around a window\'s edge, and compresses as well as the widest', () => {
+    expect([100, 1_008, 1_009, 5_000, 1 << 20, 1 << 30].map(brotliWindowBits)).toEqual([10, 10, 11, 13, 21, 24]);
+    // Text that repeats from far back: a window too small for the file would lose the repeats.
+    const far = (n: number) => { const head = randomBytes(Math.floor(n / 2)).toString('hex').slice(0, Math.floor(n / 2)); return Buffer.from((head + head).slice(0, n)); };
+    for (const edge of [1 << 10, 1 << 12, 1 << 16]) {
+      for (const n of [edge - 17, edge - 16, edge - 15]) {
+        const text = far(n);
+        const br = compressedSiblings(text).get('.br')!;
+        expect(zlib.brotliDecompressSync(br).equals(text), `${n} bytes`).toBe(true);
+        const widest = zlib.brotliCompressSync(text, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: n } });
+        expect(br.byteLength, `${n} bytes`).toBeLessThanOrEqual(widest.byteLength + 8);
+      }
+    }
   });
 
   test('the same bytes give the same siblings (builds compare byte for byte)', () => {
