@@ -10,7 +10,7 @@
 //                      `release.json`, all the server reads (`dist/server` is Astro's bundle and the
 //                      next build's records); a layered release's files are copied from the releases
 //                      it reads them from, so the folder is whole.
-// Run it as `node --max-semi-space-size=8 --heap-growing-percent=25 server.mjs` in <out> (the flags
+// Run it as `node --max-semi-space-size=16 --heap-growing-percent=25 server.mjs` in <out> (the flags
 // of `npm run serve`), with DIST_DIR=<out>/dist. Exits 1, leaving no bundle, when the bundle would
 // import a package or locate a file relative to itself (`import.meta`): neither is in the image.
 import { builtinModules } from 'node:module';
