@@ -101,8 +101,8 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   let others: string[];
   let stamping: Promise<StampList | undefined>;
   let kept: KeptIndex | undefined;
-  /** With the list of changed files: the profiles not in it, each at its place in `names`, take the kept stamp. */
-  let hinted: { stampedAt: number[] } | undefined;
+  /** With the list of changed files: the profiles it names (the others take their kept stamp). */
+  let hinted: ReadonlySet<string> | undefined;
   if (inputs.changedNames) {
     // The profiles named changed (by `npm start`'s watcher) are stamped; every other one is taken
     // to be as the served release read it. The build checks that afterwards (scripts/build-site.ts).
@@ -120,14 +120,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
       if (!there && keptAt(name) >= 0) gone.add(name);
     }
     names = come.length || gone.size ? [...kept.names.filter((n) => !gone.has(n)), ...come].sort() : kept.names.slice();
-    const changedNames = new Set(inputs.changedNames);
-    const stampedAt: number[] = [];
-    for (let i = 0; i < names.length; i++) {
-      const j = keptAt(names[i]!);
-      // A stamp that proved nothing at the last build is checked again whatever the list says.
-      if (changedNames.has(names[i]!) || j < 0 || kept.stamps[j] === null) stampedAt.push(i);
-    }
-    hinted = { stampedAt };
+    hinted = new Set(inputs.changedNames);
     others = otherFiles(tree);
     stamping = Promise.resolve(undefined);
   } else {
@@ -179,9 +172,8 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   const viewsCache = new StampedFileCache<Record<string, number>>(inputs.cacheFile, 'views');
   const creatorsCache = new StampedFileCache<Creator>(inputs.cacheFile, 'creators');
 
-  const stamps = (await stamping) ?? (hinted
-    ? hintedStamps(names.length, servedAt, kept, hinted.stampedAt.map((i) => profileFile(names[i]!)), hinted.stampedAt, others.map((f) => path.join(dir, f)))
-    : stampList([...names.map(profileFile), ...others.map((f) => path.join(dir, f))]));
+  const otherPaths = others.map((f) => path.join(dir, f));
+  const stamps = (await stamping) ?? (hinted ? hintedStamps(names, servedAt, kept, hinted, profileFile, otherPaths) : stampList([...names.map(profileFile), ...otherPaths]));
   const settleMs = inputs.settleMs ?? RACY_MS;
   // By bytes: a file whose stamp the served record does not prove is read again, not taken as changed.
   const othersStamps = { stamps: stamps.stamps.slice(names.length), changedMs: stamps.changedMs.subarray(names.length) };
@@ -401,14 +393,22 @@ function sortedIndexOf(names: readonly string[], name: string): number {
 
 /**
  * The stamps of a build told which files changed: each profile's kept stamp, taken as proved (the
- * list says its file is as the served release read it), but those at `stampedAt`, stamped now with
- * `stampedFiles`; then the files outside `profiles/`, stamped now.
+ * list says its file is as the served release read it), but those the list names, added ones and
+ * those whose kept stamp proved nothing, stamped now; then the files outside `profiles/`, stamped now.
  */
-function hintedStamps(count: number, servedAt: Int32Array, kept: KeptIndex, stampedFiles: string[], stampedAt: number[], otherPaths: string[]): StampList {
+function hintedStamps(
+  names: readonly string[], servedAt: Int32Array, kept: KeptIndex, named: ReadonlySet<string>, profileFile: (name: string) => string, otherPaths: string[],
+): StampList {
+  const count = names.length;
   const stamps: (string | null)[] = new Array(count + otherPaths.length);
   const changedMs = new Float64Array(count + otherPaths.length);
-  for (let i = 0; i < count; i++) stamps[i] = servedAt[i]! >= 0 ? kept.stamps[servedAt[i]!]! : null;
-  const now = stampList([...stampedFiles, ...otherPaths]);
+  const stampedAt: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const j = servedAt[i]!;
+    stamps[i] = j >= 0 ? kept.stamps[j]! : null;
+    if (j < 0 || stamps[i] === null || named.has(names[i]!)) stampedAt.push(i);
+  }
+  const now = stampList([...stampedAt.map((i) => profileFile(names[i]!)), ...otherPaths]);
   for (let k = 0; k < stampedAt.length; k++) {
     stamps[stampedAt[k]!] = now.stamps[k]!;
     changedMs[stampedAt[k]!] = now.changedMs[k]!;

@@ -78,25 +78,29 @@ export function writeRecord(file: string, record: ReleaseRecord, served?: Releas
     kept: kept ? keptHead as KeptHead : null,
     files: files ? { version: files.version, count: files.files.length } : null,
   };
-  const rowOf = (i: number): Row => {
+  /** Row `i`, written into `row`. */
+  const rowInto = (i: number, row: Row): Row => {
     const name = names[i]!;
     const t = timesAt ? timesAt.get(name) : times ? i : undefined;
     const k = keptAt ? keptAt.get(name) : kept ? i : undefined;
-    return [
-      name, manifest?.pages[i] ?? null, inputs?.[i] ?? null,
-      t === undefined ? null : times!.hashes[t]!, t === undefined ? -1 : times!.at[t]!,
-      k === undefined ? null : kept!.stamps[k]!, k === undefined ? null : kept!.digests[k]!, k === undefined ? null : kept!.avatars[k]!, k === undefined ? null : kept!.decorations[k]!,
-      k === undefined ? null : kept!.domains[k]!, k === undefined ? 0 : kept!.suspended[k]!, k === undefined ? null : kept!.previews[k]!,
-    ];
+    row[0] = name; row[1] = manifest?.pages[i] ?? null; row[2] = inputs?.[i] ?? null;
+    row[3] = t === undefined ? null : times!.hashes[t]!; row[4] = t === undefined ? -1 : times!.at[t]!;
+    row[5] = k === undefined ? null : kept!.stamps[k]!; row[6] = k === undefined ? null : kept!.digests[k]!; row[7] = k === undefined ? null : kept!.avatars[k]!;
+    row[8] = k === undefined ? null : kept!.decorations[k]!; row[9] = k === undefined ? null : kept!.domains[k]!; row[10] = k === undefined ? 0 : kept!.suspended[k]!;
+    row[11] = k === undefined ? null : kept!.previews[k]!;
+    return row;
   };
+  const rowOf = (i: number) => rowInto(i, new Array(12) as Row);
   const source = served?.source;
   // A served line is copied when each of its rows is this record's, value for value, and each
   // timestamp a row names by index is the same string at that index.
   const sameTime = source && times && !timesAt && !keptAt ? times.timestamps.map((t, k) => t === source.timestamps[k]) : undefined;
+  // One row compared at a time, in one array: most lines are compared, few written.
+  const scratch = new Array(12) as Row;
   const sameRow = (i: number): boolean => {
     const c = source!.columns;
     if (i >= c.names.length || names[i] !== c.names[i]) return false;
-    const row = rowOf(i);
+    const row = rowInto(i, scratch);
     return row[1] === c.pages[i] && row[2] === c.inputs[i] && row[3] === c.hashes[i] && row[4] === c.at[i] && (row[4] < 0 || sameTime![row[4]] === true)
       && row[5] === c.stamps[i] && row[6] === c.digests[i] && row[7] === c.avatars[i] && row[8] === c.decorations[i] && row[9] === c.domains[i]
       && row[10] === c.suspended[i] && row[11] === c.previews[i];
