@@ -5,16 +5,17 @@
 // a full disk never replaces the last good build (src/release/releases.ts). One build at a time: a
 // second one refuses at once, naming the first (src/release/lock.ts); exit code 75.
 // The steps are src/build/pipeline.ts's; this reads the options and runs them.
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SITE_URL, buildTimeFromEnv, changedFromEnv, cloudflareAssetLimitFromEnv, deployTargetFromEnv, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv } from '../src/config.ts';
 import { contentDirFromEnv } from '../src/content/load.ts';
 import { checkFaults } from '../src/build/faults.ts';
-import { runBuild, type BuildOptions } from '../src/build/pipeline.ts';
+import { runBuild, type BuildOptions, type BuildResult } from '../src/build/pipeline.ts';
+import { serveRebuilds } from '../src/build/rebuilds.ts';
+import { readServedRecordOf } from '../src/build/plan.ts';
 import { parseCli } from '../src/cli.ts';
 
-parseCli({
+const cli = parseCli({
   name: 'build',
   usage: 'Usage: npm run build            (CONTENT_DIR, SITE_URL, SOURCE_DATE_EPOCH from the environment)',
   env: {
@@ -32,17 +33,19 @@ parseCli({
     CHANGED_SINCE: 'the release CHANGED_FILES lists changes since; ignored when another one is served',
     BUILD_IF_CHANGED: '`1`: no new release when no profile changed since the served release (checked as an edit build would); a time in ms since 1970: changed before then',
   },
+  options: {
+    rebuilds: { type: 'boolean', help: 'for `npm start`: build, then build again for each line of JSON ({"CHANGED_FILES", "CHANGED_SINCE"}) read from stdin (src/build/rebuilds.ts)' },
+  },
 });
 
-const env = process.env;
-const startedAt = Date.now();
-let options: BuildOptions;
-try {
+/** The options of one build: the environment, with `request`'s variables (a rebuild's) over it. */
+function optionsFrom(request: Record<string, string | undefined> = {}): BuildOptions {
+  const env = { ...process.env, ...request };
   checkFaults();
   const distDir = distDirFromEnv();
   const distProblem = distDirProblem(distDir);
   if (distProblem) throw new Error(distProblem);
-  options = {
+  return {
     root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'),
     contentDir: contentDirFromEnv(),
     distDir,
@@ -65,18 +68,28 @@ try {
     changed: changedFromEnv(env),
     ifChangedBefore: env.BUILD_IF_CHANGED === '1' ? Infinity : /^\d+$/.test(env.BUILD_IF_CHANGED ?? '') ? Number(env.BUILD_IF_CHANGED) : undefined,
   };
-} catch (e) {
-  console.error(`build: ${(e as Error).message}`);
-  process.exit(2);
 }
-process.exitCode = await runBuild(options);
-// A build told which files changed trusted that list for every other profile: the content is
-// checked now, the new release served already, and anything the list left out is built, by a
-// process of its own (a kept renderer renders one build per process).
-if (process.exitCode === 0 && options.changed) {
-  const { CHANGED_FILES: _files, CHANGED_SINCE: _since, ...rest } = env;
-  // What changed after this build began is the watcher's next build.
-  const check = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], { stdio: 'inherit', env: { ...rest, BUILD_IF_CHANGED: String(startedAt) } });
+
+/**
+ * One build. A build told which files changed trusted that list for every other profile: once the
+ * new release is served, the content is checked (BUILD_IF_CHANGED, as from the start of this
+ * build: what changed later is the watcher's next build), and anything the list left out is built.
+ */
+async function build(request?: Record<string, string | undefined>): Promise<BuildResult> {
+  const startedAt = Date.now();
+  let options: BuildOptions;
+  try {
+    options = optionsFrom(request);
+  } catch (e) {
+    console.error(`build: ${(e as Error).message}`);
+    return { code: 2, readEveryProfile: false };
+  }
+  const built = await runBuild(options);
+  if (built.code !== 0 || !options.changed) return built;
+  const check = await runBuild(optionsFrom({ ...request, CHANGED_FILES: undefined, CHANGED_SINCE: undefined, BUILD_IF_CHANGED: String(startedAt) }));
   // Refused by another build's lock (75): that build looks at every file itself.
-  process.exitCode = check.status === 75 ? 0 : check.status ?? 1;
+  return { code: check.code === 75 ? 0 : check.code, readEveryProfile: built.readEveryProfile || check.readEveryProfile };
 }
+
+if (cli.values.rebuilds) await serveRebuilds(build, () => readServedRecordOf(distDirFromEnv()));
+else process.exitCode = (await build()).code;

@@ -7,7 +7,8 @@
 //
 // It watches the content folder (from before the first build) and builds again after each change (an edit, a
 // `git pull`), once the folder has been quiet for DEBOUNCE_MS: the build switches the release and
-// the server picks the new one up by itself. Changes during a build queue one more build. A failed
+// the server picks the new one up by itself. Rebuilds run in one builder process that stays between
+// them (src/build/rebuilds.ts). Changes during a build queue one more build. A failed
 // rebuild changes nothing served; what it printed on stderr is shown once, and a rebuild failing
 // the same way again says so in one line. A rebuild refused by another build's lock tries again
 // every LOCKED_RETRY_MS until that build ends.
@@ -20,6 +21,7 @@ import { parseCli } from '../src/cli.ts';
 import { contentDirFromEnv } from '../src/content/load.ts';
 import { distDirFromEnv } from '../src/config.ts';
 import { servedRelease } from '../src/release/releases.ts';
+import { Builder, spawnBuilder } from '../src/build/rebuilds.ts';
 
 const cli = parseCli({
   name: 'start',
@@ -56,25 +58,27 @@ function nodeArgs(command: string | undefined): string[] {
 
 /** The children running now, which SIGTERM and SIGHUP sent to this process reach. */
 const children = new Set<ChildProcess>();
-const pass = (signal: NodeJS.Signals) => { for (const child of children) child.kill(signal); };
+/**
+ * Rebuilds run in one process that stays (src/build/rebuilds.ts): Node, the code and the served
+ * release's record are loaded while no edit waits, not by each rebuild. Started after the first build.
+ */
+let builder: Builder | undefined;
+const pass = (signal: NodeJS.Signals) => {
+  for (const child of children) child.kill(signal);
+  builder?.child?.kill(signal);
+};
 process.on('SIGTERM', pass).on('SIGHUP', pass);
 // Ctrl-C is sent to the whole process group, the children included: this process only waits for them.
 process.on('SIGINT', () => {});
 
-interface Ended { code: number; stdout: string; stderr: string }
-
-/** Runs `npm run <name>`'s command in this environment (with `env` added); `quiet`: its output is captured, not shown. */
-function run(name: string, { quiet = false, env = {} as Record<string, string> } = {}): Promise<Ended> {
-  const child = spawn(process.execPath, nodeArgs(scripts[name]), { cwd: root, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit', env: { ...process.env, ...env } });
+/** Runs `npm run <name>`'s command in this environment, its output shown; resolves with its exit code. */
+function run(name: string): Promise<number> {
+  const child = spawn(process.execPath, nodeArgs(scripts[name]), { cwd: root, stdio: 'inherit' });
   children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d: Buffer) => { stdout += d; });
-  child.stderr?.on('data', (d: Buffer) => { stderr += d; });
   return new Promise((resolve) => child.once('close', (code, signal) => {
     children.delete(child);
     // Ended by a signal: the shell's code for it.
-    resolve({ code: code ?? 128 + os.constants.signals[signal!], stdout, stderr });
+    resolve(code ?? 128 + os.constants.signals[signal!]);
   }));
 }
 
@@ -161,6 +165,8 @@ const distDir = distDirFromEnv();
 // Watching begins before the first build, so a change while it runs is built after it.
 const watching = cli.values['no-watch'] ? undefined : rebuildOnChange(contentDir, rebuild);
 const first = await run('build');
+const { CHANGED_FILES: _files, CHANGED_SINCE: _since, BUILD_IF_CHANGED: _if, ...builderEnv } = process.env;
+if (watching && first === 0) builder = new Builder(spawnBuilder(process.execPath, nodeArgs(scripts.build), root, builderEnv));
 /** The release served after the last good build: the one the changed files are listed since. */
 let since = servedRelease(distDir);
 let lastStderr = '';
@@ -169,7 +175,7 @@ async function rebuild(files: readonly string[]): Promise<Outcome> {
   // Not again for each try while another build holds the lock.
   if (!lastStderr.startsWith('locked: ')) console.log(`start: ${files.length === 1 ? 'a file' : `${files.length} files`} changed in ${contentDir}: building ...`);
   const listed: Record<string, string> = since && files.length <= MAX_LISTED ? { CHANGED_FILES: files.join('\n'), CHANGED_SINCE: since } : {};
-  const r = await run('build', { quiet: true, env: listed });
+  const r = await builder!.build(listed);
   if (r.code === EX_TEMPFAIL) {
     const said = `locked: ${r.stderr}`;
     if (said !== lastStderr) console.error(`${r.stderr.trimEnd()}\nstart: trying again every ${LOCKED_RETRY_MS / 1000} s until that build ends.`);
@@ -187,13 +193,14 @@ async function rebuild(files: readonly string[]): Promise<Outcome> {
   return 'built';
 }
 
-if (first.code !== 0) {
+if (first !== 0) {
   watching?.stop();
-  process.exitCode = first.code;
+  process.exitCode = first;
 } else {
   watching?.start();
   if (watching) console.log(`start: watching ${contentDir}; a change is built and served by itself (--no-watch: off).`);
   const served = await run('serve');
   watching?.stop();
-  process.exitCode = served.code;
+  builder?.stop();
+  process.exitCode = served;
 }

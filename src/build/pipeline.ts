@@ -88,8 +88,26 @@ export interface Build {
   started: number;
 }
 
-/** Runs a build; returns its exit code (0, 1: failed or bad content, 75: another build holds the lock). */
-export async function runBuild(o: BuildOptions): Promise<number> {
+/** How a build ended. */
+export interface BuildResult {
+  /** Its exit code: 0, 1 (failed, or bad content), 2 (bad options), 75 (another build holds the lock). */
+  code: number;
+  /** Whether it read every profile (or compiled the code): what `npm start`'s builder does not stay for (rebuilds.ts). */
+  readEveryProfile: boolean;
+}
+
+/** Whether this process stops at SIGINT and SIGTERM as a build should: set once, however many builds it runs. */
+let exitsOnSignal = false;
+
+/** Runs a build. */
+export async function runBuild(o: BuildOptions): Promise<BuildResult> {
+  let readEveryProfile = false;
+  const code = await runBuildSteps(o, () => { readEveryProfile = true; });
+  return { code, readEveryProfile };
+}
+
+/** The build's steps; returns its exit code. `heavy`: called when it reads every profile. */
+async function runBuildSteps(o: BuildOptions, heavy: () => void): Promise<number> {
   const started = performance.now();
   // Until many pages render, V8's own heap growth (docs/scale.md "Memory of the build"):
   // validating and planning hold the whole index beside much garbage.
@@ -113,7 +131,8 @@ export async function runBuild(o: BuildOptions): Promise<number> {
   };
   // Released on every exit but SIGKILL; a lock left by a dead build is taken over by the next.
   process.once('exit', unlock);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+  if (!exitsOnSignal) for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+  exitsOnSignal = true;
   if (lock.tookOverFrom) {
     const dead = lock.tookOverFrom;
     console.warn(`build: took over the lock of build pid ${dead.pid} (started ${dead.startedAt}), which is no longer running.`);
@@ -146,6 +165,7 @@ export async function runBuild(o: BuildOptions): Promise<number> {
   };
 
   const read = await readContent(build);
+  if (!('unchanged' in read) && !('edit' in read && read.edit)) heavy();
   if ('unchanged' in read) {
     const when = Number.isFinite(o.ifChangedBefore) ? ' before the last build began' : '';
     console.log(`Nothing else changed${when}: release ${read.unchanged} stays served (checked in ${build.seconds()} s).`);

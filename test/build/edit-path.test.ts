@@ -10,8 +10,9 @@ import { CREATORS_ROWS_FILE, USER_NAMES_FILE } from '../../src/api/release-files
 import { readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../src/release/releases.ts';
 import { buildLayout } from '../../src/release/layout.ts';
 import { readRecord } from '../../src/build/reuse/record.ts';
-import { buildFixture, workDir } from '../support/built-server.ts';
-import { FIXTURE, servedText } from '../support/helpers.ts';
+import { Builder, spawnBuilder } from '../../src/build/rebuilds.ts';
+import { TEST_SITE_URL, buildFixture, workDir } from '../support/built-server.ts';
+import { FIXTURE, ROOT, servedText } from '../support/helpers.ts';
 
 const made: string[] = [];
 afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
@@ -277,6 +278,79 @@ describe('edit builds told which files changed (npm start sets CHANGED_FILES)', 
       const r = told(content, dist, files, since);
       expect(r.stdout, files.join()).toMatch(why);
       expect(r.stdout).toMatch(/every profile is stamped, not only the changed files/);
+    }
+  }, 120_000);
+});
+
+describe('npm start\'s builder: one process, build after build (src/build/rebuilds.ts)', () => {
+  /** A builder for `dist`, as `npm start` starts it (`npm run build -- --rebuilds`), with `env` added. */
+  const builderFor = (content: string, dist: string, env: Record<string, string> = {}) => new Builder(spawnBuilder(process.execPath, ['scripts/build-site.ts'], ROOT, {
+    ...process.env, CONTENT_DIR: content, DIST_DIR: dist, SITE_URL: TEST_SITE_URL, ...settled(FIRST + 60), ...env,
+  }));
+  const told = (builder: Builder, dist: string, files: string[]) => builder.build({ CHANGED_FILES: files.join('\n'), CHANGED_SINCE: servedRelease(dist)! });
+
+  test('edit builds one after the other in one process serve what a whole read serves; a whole read ends the process', async () => {
+    const { content, dist, reference } = firstBuild('builder');
+    const builder = builderFor(content, dist);
+    try {
+      const pid = builder.child!.pid;
+      edit(content, 'erin_99', (t) => t.replace(/^bio: .*$/m, 'bio: "First."'));
+      const first = await told(builder, dist, ['profiles/erin_99.yaml']);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toMatch(/^Built /m);
+      expect(first.stdout).toMatch(/Nothing else changed before the last build began/);
+      // The second build starts from the record the first one wrote, read by the same process.
+      edit(content, 'bob', (t) => t.replace(/^displayName: .*$/m, 'displayName: "Second"'));
+      fs.writeFileSync(path.join(content, 'profiles', 'bea.yaml'), 'displayName: Bea\ncreatedAt: 2024-01-01T00:00:00Z\n');
+      const second = await told(builder, dist, ['profiles/bob.yaml', 'profiles/bea.yaml']);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout.split('\n').filter((l) => l.startsWith('Built '))).toHaveLength(1);
+      expect(second.stdout).not.toMatch(/every profile is (read|stamped)|Validating content/);
+      expect(builder.child!.pid).toBe(pid);
+      const theirs = buildFixture(content, reference, settled(FIRST + 60, { EDIT_PATH: '0' }));
+      expect(theirs.status, theirs.stderr).toBe(0);
+      // The same bytes and records; in two releases where the whole read made one, so other layers.
+      const [a, b] = [servedState(dist), servedState(reference)];
+      expect([...a.files.keys()]).toEqual([...b.files.keys()]);
+      for (const [file, bytes] of b.files) expect(a.files.get(file)!.equals(bytes), file).toBe(true);
+      expect(a.records).toEqual(b.records);
+      expect(a.kept).toEqual(b.kept);
+      expect(JSON.parse(servedText(a.files.get('api/v1/users/bob')!)).data.displayName).toBe('Second');
+
+      // A file outside profiles/ changed: this build reads every profile, and a new builder follows.
+      const creator = path.join(content, 'creators', 'bob.yaml');
+      fs.writeFileSync(creator, `${fs.readFileSync(creator, 'utf8')}\n`);
+      const whole = await builder.build({});
+      expect(whole.code, whole.stderr).toBe(0);
+      expect(whole.stdout).toMatch(/Validating content/);
+      expect(builder.child!.pid).not.toBe(pid);
+      edit(content, 'bob', (t) => t.replace(/^displayName: .*$/m, 'displayName: "Third"'));
+      const after = await told(builder, dist, ['profiles/bob.yaml']);
+      expect(after.code, after.stderr).toBe(0);
+      expect(after.stdout).not.toMatch(/Validating content/);
+      expect(JSON.parse(servedText(servedState(dist).files.get('api/v1/users/bob')!)).data.displayName).toBe('Third');
+    } finally {
+      builder.stop();
+    }
+  }, 120_000);
+
+  test('a builder killed during a build fails that build, with what it printed; the served release stays', async () => {
+    const { content, dist } = firstBuild('builder-killed');
+    const served = servedRelease(dist);
+    const builder = builderFor(content, dist, { BUILD_FAULT: 'rendered' });
+    try {
+      const pid = builder.child!.pid;
+      edit(content, 'bob', (t) => t.replace(/^displayName: .*$/m, 'displayName: "Never"'));
+      const killed = await told(builder, dist, ['profiles/bob.yaml']);
+      expect(killed.code).not.toBe(0);
+      expect(killed.stderr).toMatch(/BUILD_FAULT: SIGKILL at rendered/);
+      expect(servedRelease(dist)).toBe(served);
+      // The next build starts a builder of its own.
+      const again = await told(builder, dist, ['profiles/bob.yaml']);
+      expect(again.stderr).toMatch(/BUILD_FAULT: SIGKILL at rendered/);
+      expect(builder.child?.pid).not.toBe(pid);
+    } finally {
+      builder.stop();
     }
   }, 120_000);
 });

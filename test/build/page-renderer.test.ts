@@ -101,6 +101,10 @@ describe('rendering with the code a full build kept', () => {
     expect(rendered.has('p/zoe.html')).toBe(true);
     expect(rendered.has('p/frank.html')).toBe(false);
     expectSameFiles(rendered, astroPages(full.client));
+    // In one process after other content, as `npm start`'s builder renders build after build: the
+    // pages keep nothing of the first (frank's page, zoe's absent, the old home page would show).
+    expectSameFiles(renderWith(original.renderer, edited, 'site-edited-after', ['--after', FIXTURE]), astroPages(full.client));
+    expectSameFiles(renderWith(original.renderer, FIXTURE, 'site-after-edited', ['--after', edited]), astroPages(original.client));
     // The kept code holds no content: the pages' modules are the same bytes (the entry differs in
     // its manifest: this build's folders and a random key).
     expectSameFiles(tree(path.join(full.renderer, 'chunks')), tree(path.join(original.renderer, 'chunks')));

@@ -59,10 +59,13 @@ describe('the release record', () => {
     writeRecord(servedFile, recordOf(n));
     const served = readRecord(servedFile);
     // The next build's, as an edit build keeps it: the served columns, one row of the second line changed.
-    const next = readRecord(servedFile);
+    const read = readRecord(servedFile);
     const edited = ROWS_PER_LINE + 3;
-    next.manifest!.pages[edited] = 'page-edited';
-    next.kept!.stamps[edited] = 'stamp-edited';
+    // A read record is frozen (it may be shared by builds): changed in copies.
+    expect(() => { read.manifest!.pages[edited] = 'page-edited'; }).toThrow(TypeError);
+    const next = { ...read, manifest: { ...read.manifest!, pages: [...read.manifest!.pages] }, kept: { ...read.kept!, stamps: [...read.kept!.stamps] } };
+    next.manifest.pages[edited] = 'page-edited';
+    next.kept.stamps[edited] = 'stamp-edited';
     const [copied, whole] = [tempFile(), tempFile()];
     writeRecord(copied, next, served);
     writeRecord(whole, next);
@@ -83,8 +86,8 @@ describe('the release record', () => {
     expect(lines[3]!.startsWith('[["User')).toBe(true);
     expect(lines[2]!.startsWith('[["user')).toBe(true);
     // Other timestamps at the same index: nothing copied.
-    const retimed = readRecord(whole);
-    retimed.times!.timestamps = [...retimed.times!.timestamps].reverse();
+    const read2 = readRecord(whole);
+    const retimed = { ...read2, times: { ...read2.times!, timestamps: [...read2.times!.timestamps].reverse() } };
     const none = tempFile();
     writeRecord(none, retimed, served);
     expect(fs.readFileSync(none, 'utf8')).not.toContain('"User');

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { serve, type RunningServer } from '../../scripts/support/serve-build.ts';
-import { acquireBuildLock } from '../../src/release/lock.ts';
+import { BuildLockHeld, acquireBuildLock } from '../../src/release/lock.ts';
 import { LOCK_FILE, releasesDir } from '../../src/release/releases.ts';
 import { BUILD_EPOCH, TEST_SITE_URL, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
@@ -97,8 +97,16 @@ describe('npm start watches the content folder', () => {
   }, 120_000);
 
   test('a change while another build holds the lock is built once that build ends', async () => {
-    // This test process holds the lock, as a build run by hand would.
-    const lock = acquireBuildLock(path.join(releasesDir(path.join(work, 'dist')), LOCK_FILE));
+    // This test process holds the lock, as a build run by hand would: taken once the builder is
+    // done with the last edit (after serving it, it checks the rest of the content under the lock).
+    const lock = await until('the build lock', async () => {
+      try {
+        return acquireBuildLock(path.join(releasesDir(path.join(work, 'dist')), LOCK_FILE));
+      } catch (e) {
+        if (e instanceof BuildLockHeld) return undefined;
+        throw e;
+      }
+    });
     const before = await displayName();
     const waiting = start.nextOutput(/start: trying again every 2 s/);
     try {

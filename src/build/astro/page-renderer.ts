@@ -63,8 +63,6 @@ const CONCURRENCY = 4;
 /** Pages between two turns of the event loop. */
 const YIELD_EVERY = 64;
 
-/** The index each kept app's pages read: a module imported twice is one module, so one index per app and process. */
-const indexOfApp = new WeakMap<BuildApp, SiteIndex>();
 
 export class PageRenderer {
   readonly #app: BuildApp;
@@ -136,13 +134,11 @@ export class PageRenderer {
   }
 
   /**
-   * Every call of one renderer must pass the same index: the kept pages read it once
-   * (page-data.ts getSiteIndex), as in a build. The profiles to render change from call to call.
+   * Hands `index` to the kept pages for this call (page-data.ts getSiteIndex), as a build does. The
+   * index may differ from call to call, so one process renders build after build (`npm start`'s
+   * builder): the pages keep nothing of it between calls (test/build/page-renderer.test.ts).
    */
   #handOver(index: SiteIndex, profiles: Iterable<string>): void {
-    const first = indexOfApp.get(this.#app);
-    if (first && first !== index) throw new Error('a kept renderer renders from one index per process: its pages hold the first one they read');
-    indexOfApp.set(this.#app, index);
     handOverSiteIndex(index, new Set(profiles));
     // getStaticPaths ran for the profiles asked before: run it again for these.
     this.#app.routeCache.clearAll();

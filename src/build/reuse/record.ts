@@ -176,6 +176,10 @@ function readLines(lines: Generator<unknown>, file: string, at: LineAt[]): Relea
       i++;
     }
   }
+  // Read once and shared: by every step of a build, and by the builds `npm start`'s builder runs
+  // one after the other (plan.ts `servedRecord`). Frozen, so code that would change a served
+  // record throws instead of changing what the next build starts from.
+  for (const column of [names, pages, inputs, hashes, times, stamps, digests, avatars, decorations, domains, suspended, previews]) Object.freeze(column);
   let files: FileDigests | undefined;
   if (head.files) {
     files = { version: head.files.version, files: [], stamps: [], digests: [] };
@@ -189,6 +193,7 @@ function readLines(lines: Generator<unknown>, file: string, at: LineAt[]): Relea
       }
     }
     if (files.files.length !== head.files.count) return NONE;
+    for (const column of [files.files, files.stamps, files.digests]) Object.freeze(column);
   }
   const record: ReleaseRecord = {
     manifest: head.manifest ? { ...head.manifest, names, pages, inputs: head.manifest.inputs ? inputs : undefined } as PageManifest : undefined,
@@ -196,6 +201,8 @@ function readLines(lines: Generator<unknown>, file: string, at: LineAt[]): Relea
     kept: head.kept ? { ...head.kept, names, stamps, digests, avatars, decorations, domains, suspended, previews } as KeptIndex : undefined,
     files,
   };
+  deepFreeze(head);
+  for (const part of [record.manifest, record.times, record.kept, record.files]) if (part) Object.freeze(part);
   // Not one of the record's parts: left out of comparisons and copies of them.
   const source: RecordSource = {
     file, lines: rowLines, timestamps: head.times?.timestamps ?? [],
@@ -205,3 +212,10 @@ function readLines(lines: Generator<unknown>, file: string, at: LineAt[]): Relea
 }
 
 const sameList = (a: readonly string[], b: readonly string[]) => a === b || (a.length === b.length && a.every((x, i) => x === b[i]));
+
+/** `value` and every object in it frozen: the record's head is small (the rows are frozen column by column). */
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
+}
