@@ -28,6 +28,7 @@ import { readRecord, type ReleaseRecord } from './reuse/record.ts';
 import { faultPoint } from './faults.ts';
 import type { Build } from './pipeline.ts';
 import { identityOf } from '../release/coded-file.ts';
+import { stampOf } from '../content/file-stamps.ts';
 
 /** The layered folder of user answers, as layers.ts names files. */
 export const USERS_DIR = `${USERS_PATH.replace(/^\//, '')}/`.replace(/\/+$/, '/');
@@ -357,8 +358,7 @@ export function readServedRecordOf(distDir: string): void {
 /** The record of release `id` of `distDir`, from memory when its file is the one read last. */
 export function readServedRecord(distDir: string, id: string): ReleaseRecord {
   const file = buildLayout(releasePath(distDir, id)).record;
-  const stat = fs.statSync(file, { throwIfNoEntry: false, bigint: true });
-  const identity = stat ? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}` : '';
+  const identity = stampOf(file)?.stamp ?? '';
   if (lastRecord?.file === file && lastRecord.identity === identity && identity) return lastRecord.record;
   lastRecord = undefined;
   const record = readRecord(file);

@@ -78,8 +78,10 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
     if (edit && layers) {
       // Which previews the release uses, from the kept column: those of the changed profiles are written if new.
       const had = new Set(served.files(OG_DIR));
-      const used = new Set<string>();
-      for (const file of edit.plan.kept.previews) if (file !== null) used.add(`${OG_DIR}${file}`);
+      // A few distinct files among a million entries: each named once.
+      const files = new Set<string>();
+      for (const file of edit.plan.kept.previews) if (file !== null) files.add(file);
+      const used = new Set([...files].map((file) => `${OG_DIR}${file}`));
       const avatarOf = new Map(index.avatars);
       const needing = edit.plan.changed.filter((u) => previewFileOf(avatarsDir, u, avatarOf.get(u.username)) !== null);
       await writePreviewImages(path.join(freshLayout.client, OG_DIR), needing, (file) => had.has(`${OG_DIR}${file}`));
@@ -101,7 +103,8 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
     let written;
     if (edit && layers) {
       writeEditFiles(fresh, index, release.usersStaging, times, edit.plan.changes);
-      written = { userFiles: read.userCount, mediaFiles: new Set(edit.plan.kept.avatars.filter((a) => a !== null)).size + index.decorationFiles.length };
+      const avatars = new Set<string | null>(edit.plan.kept.avatars);
+      written = { userFiles: read.userCount, mediaFiles: avatars.size - (avatars.has(null) ? 1 : 0) + index.decorationFiles.length };
     } else {
       written = writeApiFiles(fresh, index, release.usersStaging, o.contentDir, times, o.target, layers && {
         id, layers, served: served.at, servedFiles: served.files,

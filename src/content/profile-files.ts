@@ -303,11 +303,14 @@ function writeCache(file: string, head: unknown, rows: Iterable<unknown>): void 
  * 100,000 profiles parsing views.yaml was 2.4 s of every rebuild, and the 4,800 creator files 1.3 s.
  * Only values that had no problem are stored; `save` writes what this run looked at.
  */
+/** What StampedFileCache read of each file with `shareReads`, and the file's stamp then. */
+const SHARED_READS = new Map<string, { stamp: string; validator: string; stored: Map<string, [string, unknown]>; scannedAt: number }>();
+
 export class StampedFileCache<T> {
   readonly #file: string | undefined;
   readonly #validator: string;
   readonly #scannedAt = Date.now();
-  readonly #stored = new Map<string, [stamp: string, value: T]>();
+  #stored = new Map<string, [stamp: string, value: T]>();
   readonly #next = new Map<string, [stamp: string, value: T]>();
   /** Stamps stored by a run are trusted for files changed well before it began (RACY_MS). */
   readonly #trustedBefore: number;
@@ -315,11 +318,23 @@ export class StampedFileCache<T> {
   #hits = 0;
   #changed = false;
 
-  /** `cacheFile`: the profiles' cache file (ParseOptions), or undefined for no cache; `name` tells this one's file apart. */
-  constructor(cacheFile: string | undefined, name: string, ignoreCache = false) {
+  /**
+   * `cacheFile`: the profiles' cache file (ParseOptions), or undefined for no cache; `name` tells
+   * this one's file apart. `shareReads`: the values stored are taken as the last such cache of this
+   * process read them while the file is the same, for a caller that only reads them (the edit path:
+   * at 1,000,000 profiles the view counts took 0.4 s to read, for each edit `npm start` built).
+   */
+  constructor(cacheFile: string | undefined, name: string, ignoreCache = false, shareReads = false) {
     this.#file = cacheFile && `${cacheFile.replace(/\.json$/, '')}-${name}.json`;
     this.#validator = this.#file ? validatorFingerprint() : '';
     let scannedAt = 0;
+    const stamp = this.#file && shareReads ? stampOf(this.#file)?.stamp : undefined;
+    const shared = stamp ? SHARED_READS.get(this.#file!) : undefined;
+    if (shared && shared.stamp === stamp && shared.validator === this.#validator) {
+      this.#stored = shared.stored as Map<string, [string, T]>;
+      this.#trustedBefore = shared.scannedAt - RACY_MS;
+      return;
+    }
     // The same lines as the profiles' cache (CacheHead), of `[file, stamp, value]` rows.
     if (this.#file && !ignoreCache) {
       try {
@@ -335,6 +350,7 @@ export class StampedFileCache<T> {
       }
     }
     this.#trustedBefore = scannedAt - RACY_MS;
+    if (stamp) SHARED_READS.set(this.#file!, { stamp, validator: this.#validator, stored: this.#stored, scannedAt });
   }
 
   /**

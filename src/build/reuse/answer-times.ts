@@ -136,9 +136,14 @@ export class AnswerTimes {
     const at: number[] = [];
     const timestamps: string[] = [];
     const timeAt = new Map<string, number>();
+    // Most rows share a few times: the last one's index is kept at hand (1,000,000 lookups an edit build).
+    let lastTime: string | undefined;
+    let lastAt = -1;
     const add = (hash: string, timestamp: string) => {
-      let t = timeAt.get(timestamp);
+      let t = timestamp === lastTime ? lastAt : timeAt.get(timestamp);
       if (t === undefined) timeAt.set(timestamp, t = timestamps.push(timestamp) - 1);
+      lastTime = timestamp;
+      lastAt = t;
       hashes.push(hash);
       at.push(t);
     };
@@ -162,9 +167,15 @@ export class AnswerTimes {
   }
 }
 
+/** Records found valid that cannot change since (a read record is frozen: record.ts): not checked again by the next build of the process. */
+const VALID = new WeakSet<AnswerTimesRecord>();
+
 /** The record if it is this version's and whole; else undefined, and every answer is stamped anew. */
 function valid(f: AnswerTimesRecord): AnswerTimesRecord | undefined {
+  if (f && VALID.has(f)) return f;
   const column = (c: unknown) => Array.isArray(c) && c.length === f.names.length;
-  return f && f.version === VERSION && Array.isArray(f.names) && column(f.hashes) && column(f.at) && Array.isArray(f.timestamps)
-    && f.at.every((t) => typeof f.timestamps[t] === 'string') ? f : undefined;
+  const ok = f && f.version === VERSION && Array.isArray(f.names) && column(f.hashes) && column(f.at) && Array.isArray(f.timestamps)
+    && f.at.every((t) => typeof f.timestamps[t] === 'string');
+  if (ok && [f, f.names, f.hashes, f.at, f.timestamps].every(Object.isFrozen)) VALID.add(f);
+  return ok ? f : undefined;
 }

@@ -119,7 +119,9 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
       if (there && keptAt(name) < 0) come.push(name);
       if (!there && keptAt(name) >= 0) gone.add(name);
     }
-    names = come.length || gone.size ? [...kept.names.filter((n) => !gone.has(n)), ...come].sort() : kept.names.slice();
+    // The served names themselves when none came or went (never changed: a read record is frozen),
+    // so the record's writer sees the same column and compares none of it (record.ts).
+    names = come.length || gone.size ? [...kept.names.filter((n) => !gone.has(n)), ...come].sort() : kept.names;
     hinted = new Set(inputs.changedNames);
     others = otherFiles(tree);
     stamping = Promise.resolve(undefined);
@@ -169,8 +171,9 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   const meanwhile = inputs.meanwhile();
   const rows = parseJson<CreatorsRows>(inputs.readServed(CREATORS_ROWS_FILE));
   if (!rows || !Array.isArray(rows.rows)) return { reason: 'the served release has no creators rows' };
-  const viewsCache = new StampedFileCache<Record<string, number>>(inputs.cacheFile, 'views');
-  const creatorsCache = new StampedFileCache<Creator>(inputs.cacheFile, 'creators');
+  // Read only: shared with the edit builds before this one in the same process (npm start's builder).
+  const viewsCache = new StampedFileCache<Record<string, number>>(inputs.cacheFile, 'views', false, true);
+  const creatorsCache = new StampedFileCache<Creator>(inputs.cacheFile, 'creators', false, true);
 
   const otherPaths = others.map((f) => path.join(dir, f));
   const stamps = (await stamping) ?? (hinted ? hintedStamps(names, servedAt, kept, hinted, profileFile, otherPaths) : stampList([...names.map(profileFile), ...otherPaths]));
@@ -403,10 +406,16 @@ function hintedStamps(
   const stamps: (string | null)[] = new Array(count + otherPaths.length);
   const changedMs = new Float64Array(count + otherPaths.length);
   const stampedAt: number[] = [];
+  // The named profiles' places, found in the sorted names: no lookup of a million names in a Set.
+  const isNamed = new Uint8Array(count);
+  for (const name of named) {
+    const i = sortedIndexOf(names, name);
+    if (i >= 0) isNamed[i] = 1;
+  }
   for (let i = 0; i < count; i++) {
     const j = servedAt[i]!;
     stamps[i] = j >= 0 ? kept.stamps[j]! : null;
-    if (j < 0 || stamps[i] === null || named.has(names[i]!)) stampedAt.push(i);
+    if (j < 0 || stamps[i] === null || isNamed[i] === 1) stampedAt.push(i);
   }
   const now = stampList([...stampedAt.map((i) => profileFile(names[i]!)), ...otherPaths]);
   for (let k = 0; k < stampedAt.length; k++) {

@@ -95,15 +95,19 @@ export function writeRecord(file: string, record: ReleaseRecord, served?: Releas
   // A served line is copied when each of its rows is this record's, value for value, and each
   // timestamp a row names by index is the same string at that index.
   const sameTime = source && times && !timesAt && !keptAt ? times.timestamps.map((t, k) => t === source.timestamps[k]) : undefined;
-  // One row compared at a time, in one array: most lines are compared, few written.
-  const scratch = new Array(12) as Row;
-  const sameRow = (i: number): boolean => {
+  /** Whether rows `first` to `end` are the served record's, compared column by column (a column that is the served one's array is the same). */
+  const sameRows = (first: number, end: number): boolean => {
     const c = source!.columns;
-    if (i >= c.names.length || names[i] !== c.names[i]) return false;
-    const row = rowInto(i, scratch);
-    return row[1] === c.pages[i] && row[2] === c.inputs[i] && row[3] === c.hashes[i] && row[4] === c.at[i] && (row[4] < 0 || sameTime![row[4]] === true)
-      && row[5] === c.stamps[i] && row[6] === c.digests[i] && row[7] === c.avatars[i] && row[8] === c.decorations[i] && row[9] === c.domains[i]
-      && row[10] === c.suspended[i] && row[11] === c.previews[i];
+    if (end > c.names.length) return false;
+    const same = (ours: readonly unknown[] | undefined, theirs: readonly unknown[], empty: unknown = null) => {
+      if (ours === theirs) return true;
+      for (let i = first; i < end; i++) if ((ours ? ours[i] ?? null : empty) !== theirs[i]) return false;
+      return true;
+    };
+    if (!same(names, c.names) || !same(manifest?.pages, c.pages) || !same(inputs, c.inputs) || !same(times?.hashes, c.hashes) || !same(times?.at, c.at, -1)) return false;
+    if (times) for (let i = first; i < end; i++) if (!sameTime![times.at[i]!]) return false;
+    return same(kept?.stamps, c.stamps) && same(kept?.digests, c.digests) && same(kept?.avatars, c.avatars) && same(kept?.decorations, c.decorations)
+      && same(kept?.domains, c.domains) && same(kept?.suspended, c.suspended, 0) && same(kept?.previews, c.previews);
   };
   const perLine = rowsPerLineFromEnv();
   const fd = fs.openSync(file, 'w');
@@ -114,9 +118,7 @@ export function writeRecord(file: string, record: ReleaseRecord, served?: Releas
     for (let first = 0, line = 0; first < names.length; first += perLine, line++) {
       const count = Math.min(perLine, names.length - first);
       const theirs = sameTime && source!.lines[line];
-      let same = theirs !== undefined && theirs.first === first && theirs.count === count;
-      for (let i = first; same && i < first + count; i++) same = sameRow(i);
-      if (same) {
+      if (theirs !== undefined && theirs.first === first && theirs.count === count && sameRows(first, first + count)) {
         from ??= fs.openSync(source!.file, 'r');
         buffer = copyLines(fd, from, theirs!.at, buffer);
         continue;
