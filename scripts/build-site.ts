@@ -12,7 +12,7 @@ import { contentDirFromEnv } from '../src/content/load.ts';
 import { checkFaults } from '../src/build/faults.ts';
 import { runBuild, type BuildOptions, type BuildResult } from '../src/build/pipeline.ts';
 import { serveRebuilds } from '../src/build/rebuilds.ts';
-import { readServedRecordOf } from '../src/build/plan.ts';
+import { readForNextBuild } from '../src/build/plan.ts';
 import { parseCli } from '../src/cli.ts';
 
 const cli = parseCli({
@@ -91,5 +91,5 @@ async function build(request?: Record<string, string | undefined>): Promise<Buil
   return { code: check.code === 75 ? 0 : check.code, readEveryProfile: built.readEveryProfile || check.readEveryProfile };
 }
 
-if (cli.values.rebuilds) await serveRebuilds(build, () => readServedRecordOf(distDirFromEnv()));
+if (cli.values.rebuilds) await serveRebuilds(build, () => readForNextBuild(optionsFrom()));
 else process.exitCode = (await build()).code;

@@ -19,14 +19,14 @@ import {
   releasePath, releasesDir, releasesToPrune, retireRelease, servedRelease,
 } from '../release/releases.ts';
 import { AnswerTimes } from './reuse/answer-times.ts';
-import { changedProfiles, planEdit, type EditPlan } from './reuse/edit-path.ts';
+import { changedProfiles, planEdit, readCachedInputs, type EditPlan } from './reuse/edit-path.ts';
 import { otherDigestsNow, validKeptIndex } from './reuse/kept-index.ts';
 import { digestFiles, digestMap, folderDigest, validFileDigests, type FileDigests } from '../content/file-digests.ts';
 import { avatarKey, goneNames, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from './reuse/page-reuse.ts';
 import { openKeptRenderer, type PageRenderer } from './render.ts';
 import { readRecord, type ReleaseRecord } from './reuse/record.ts';
 import { faultPoint } from './faults.ts';
-import type { Build } from './pipeline.ts';
+import type { Build, BuildOptions } from './pipeline.ts';
 import { identityOf } from '../release/coded-file.ts';
 import { stampOf } from '../content/file-stamps.ts';
 
@@ -349,10 +349,15 @@ export function servedRecord(build: Build, id: string): ReleaseRecord {
   return readServedRecord(build.o.distDir, id);
 }
 
-/** The record of the release `distDir` serves, if any: read now so the next build finds it in memory. */
-export function readServedRecordOf(distDir: string): void {
-  const id = servedRelease(distDir);
-  if (id) readServedRecord(distDir, id);
+/**
+ * What the next edit build reads first, read now so that it finds it in memory (`npm start`'s
+ * builder, between builds): the served release's record, and what the edit path takes of the
+ * validation cache (edit-path.ts `readCachedInputs`).
+ */
+export function readForNextBuild(o: BuildOptions): void {
+  const id = servedRelease(o.distDir);
+  if (id) readServedRecord(o.distDir, id);
+  readCachedInputs(validationCacheFile(o.root, o.contentDir));
 }
 
 /** The record of release `id` of `distDir`, from memory when its file is the one read last. */

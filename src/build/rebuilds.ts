@@ -17,8 +17,14 @@ import type { BuildResult } from './pipeline.ts';
 /** The line that ends a build's output on each stream: `END <code>`, then `leaving` when the builder exits after it. */
 export const END = '\u001eend of build';
 
-/** The builder's side: `build` for each line read from stdin, `warm` before the first and after each. */
-export async function serveRebuilds(build: (request: Record<string, string | undefined>) => Promise<BuildResult>, warm: () => void): Promise<void> {
+/** The builder's side: `build` for each line read from stdin, `read` (what the next build reads first) before the first and after each. */
+export async function serveRebuilds(build: (request: Record<string, string | undefined>) => Promise<BuildResult>, read: () => void): Promise<void> {
+  // Reading ahead only saves time: what fails here, the build reports (bad options, a broken record).
+  const warm = () => {
+    try {
+      read();
+    } catch { /* the build says */ }
+  };
   warm();
   for await (const line of readline.createInterface({ input: process.stdin, crlfDelay: Infinity })) {
     let result: BuildResult;

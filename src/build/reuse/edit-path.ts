@@ -171,9 +171,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   const meanwhile = inputs.meanwhile();
   const rows = parseJson<CreatorsRows>(inputs.readServed(CREATORS_ROWS_FILE));
   if (!rows || !Array.isArray(rows.rows)) return { reason: 'the served release has no creators rows' };
-  // Read only: shared with the edit builds before this one in the same process (npm start's builder).
-  const viewsCache = new StampedFileCache<Record<string, number>>(inputs.cacheFile, 'views', false, true);
-  const creatorsCache = new StampedFileCache<Creator>(inputs.cacheFile, 'creators', false, true);
+  const { views: viewsCache, creators: creatorsCache } = readCachedInputs(inputs.cacheFile);
 
   const otherPaths = others.map((f) => path.join(dir, f));
   const stamps = (await stamping) ?? (hinted ? hintedStamps(names, servedAt, kept, hinted, profileFile, otherPaths) : stampList([...names.map(profileFile), ...otherPaths]));
@@ -325,6 +323,15 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     changes: { names: namesChanged, listed: sitemapChanged, media: false, creators: creatorRows.size > 0 },
     meanwhile,
   };
+}
+
+/**
+ * What an edit build takes of the validation cache (`cacheFile`): the view counts and the creator
+ * files as the last whole read parsed them. Read only, so shared with the edit builds before this
+ * one in the same process while the files are the same (`npm start`'s builder reads them between builds).
+ */
+export function readCachedInputs(cacheFile: string): { views: StampedFileCache<Record<string, number>>; creators: StampedFileCache<Creator> } {
+  return { views: new StampedFileCache(cacheFile, 'views', false, true), creators: new StampedFileCache(cacheFile, 'creators', false, true) };
 }
 
 /** The example user of this build, as exampleUser would choose it among every user. */
