@@ -2,14 +2,16 @@
 // build and an edit build alike: both hand the same columns (src/model/site-index.ts `columnsOf`;
 // an edit build's are the served release's kept columns with its changes applied), so both make the
 // same bytes by construction (test/build/incremental-equals-full.test.ts checks it).
-// - Pages Astro renders from the index (`wholeIndexRoutes`): the home page (creators, the count),
+// - Pages Astro renders from the index (`wholeIndexFiles`): the home page (creators, the count),
 //   the API description and its docs page (the example user), the sitemaps (active profiles), the
 //   browse pages (every name).
 // - Files the build writes (`handlerFiles`): the handler's lookup tables, the filter of names, the
 //   creators rows and the creators list's first page.
-// An edit build makes again only those whose columns it changed (`ColumnChanges`, from
-// edit-path.ts) and takes the others from the served release as they are: the same columns, the
-// same code, so the same bytes. At 1,000,000 profiles the lookup tables alone took 1.9 s an edit.
+// An edit build makes again only those whose inputs it changed (`ColumnChanges`, from edit-path.ts):
+// a browse page or a sitemap file whose names are the served release's is not made again, nor a
+// file whose columns the edit did not change. It takes the others from the served release as they
+// are: the same inputs, the same code, so the same bytes. At 1,000,000 profiles the lookup tables
+// alone took 1.9 s an edit; the browse pages and sitemaps, for a name added, 4.5 s.
 import type { DeployTarget } from '../config.ts';
 import type { ApiResponse } from '../http/response.ts';
 import type { IndexColumns } from '../model/site-index.ts';
@@ -17,49 +19,66 @@ import { compressedBaseOf } from '../http/headers.ts';
 import { CREATORS_FILE } from '../api/handler.ts';
 import { CREATORS_ROWS_FILE, LOOKUP_DIR, USER_NAMES_FILE, lookupFiles } from '../api/release-files.ts';
 import { prerenderedCreators } from '../api/prerendered.ts';
-import { siteSitemap } from '../ui/sitemap.ts';
-import { browsePages, browsePath } from '../ui/browse.ts';
+import { changedSitemapFiles, siteSitemap } from '../ui/sitemap.ts';
+import { browsePages, browsePath, changedBrowsePages } from '../ui/browse.ts';
 
 /**
  * What an edit build changed of the columns that the files made from the whole index read
  * (edit-path.ts says how it finds out); a whole build makes every file (`EVERY_COLUMN`).
  */
 export interface ColumnChanges {
-  /** A profile came or went: the browse pages and the filter of names. */
+  /** A profile came or went: the browse pages where names did, and the filter of names. */
   names: boolean;
-  /** The profiles the sitemap lists (active, without a custom domain) are others: the sitemaps. */
+  /** The profiles the sitemap lists (active, without a custom domain) are others: the sitemap files where they are. */
   listed: boolean;
   /** An avatar or a custom domain changed, came or went: the lookup tables. */
   media: boolean;
   /** An active creator's row changed, came or went: the creators rows. */
   creators: boolean;
+  /** The served release's columns: a browse page or a sitemap file is made again where its names differ from theirs. Undefined: all are. */
+  before?: Pick<IndexColumns, 'names' | 'suspended' | 'domains'>;
 }
 export const EVERY_COLUMN: ColumnChanges = { names: true, listed: true, media: true, creators: true };
 
-/**
- * The addresses of the pages made from the whole index that `changes` makes again, as the kept
- * renderer renders them: the home page, the API description and its docs page every time (the
- * count, the creators, the example user: one page each), the sitemaps and the browse pages when
- * what they list changed.
- */
-export function wholeIndexRoutes(c: IndexColumns, changes: ColumnChanges = EVERY_COLUMN): string[] {
-  return [
-    '/', '/openapi.json', '/docs',
-    ...(changes.listed ? siteSitemap(c).map((f) => f.path) : []),
-    ...(changes.names ? browsePages(c.names).map((p) => browsePath(p.page)) : []),
-  ];
+/** The pages made from the whole index that `changes` makes again, and what a release holds of them. */
+export interface WholeIndexFiles {
+  /**
+   * Their addresses, as the kept renderer renders them: the home page, the API description and its
+   * docs page every time (the count, the creators, the example user: one page each), and the
+   * sitemap files and browse pages whose names changed.
+   */
+  routes: string[];
+  /**
+   * Whether a file of a release (relative to `client/`, compressed siblings included) is made from
+   * the whole index and made again for `changes` (or gone): a page of `routes` or a file of
+   * `handlerFiles`. An edit build links every other file of the served release as it is.
+   */
+  remade(file: string): boolean;
+}
+
+/** The files made from the whole index of columns `c` that `changes` makes again. */
+export function wholeIndexFiles(c: IndexColumns, changes: ColumnChanges = EVERY_COLUMN): WholeIndexFiles {
+  const { before } = changes;
+  const sitemaps = !changes.listed ? undefined : before ? changedSitemapFiles(c, { ...before, siteUrl: c.siteUrl }) : { changed: siteSitemap(c).map((f) => f.path), gone: [] };
+  const browse = !changes.names ? undefined : before ? changedBrowsePages(c.names, before.names) : { changed: browsePages(c.names).map((p) => p.page), gone: [] };
+  const remadeSitemaps = new Set([...sitemaps?.changed ?? [], ...sitemaps?.gone ?? []].map((p) => p.slice(1)));
+  const remadeBrowse = new Set([...browse?.changed ?? [], ...browse?.gone ?? []].map((n) => `${browsePath(n).slice(1)}.html`));
+  return {
+    routes: ['/', '/openapi.json', '/docs', ...sitemaps?.changed ?? [], ...(browse?.changed ?? []).map(browsePath)],
+    remade: (file) => isWholeIndexFile(file, changes, (own) => (SITEMAP.test(own) ? remadeSitemaps.has(own) : remadeBrowse.has(own))),
+  };
 }
 
 /**
- * Whether a file of a release (relative to `client/`, compressed siblings included) is made from the
- * whole index and made again for `changes`: a page of `wholeIndexRoutes` or a file of `handlerFiles`.
- * An edit build copies every other file of the served release as it is.
+ * Whether a file of a release (relative to `client/`, compressed siblings included) is made from
+ * the whole index and made again for `changes` (by default: every one, as in a whole build).
+ * `named`: with `changes.before`, whether a sitemap file or browse page is among those made again.
  */
-export function isWholeIndexFile(file: string, changes: ColumnChanges = EVERY_COLUMN): boolean {
+export function isWholeIndexFile(file: string, changes: ColumnChanges = EVERY_COLUMN, named?: (own: string) => boolean): boolean {
   const own = compressedBaseOf(file) ?? file;
   if (ALWAYS_MADE.test(own) || own === CREATORS_FILE) return true;
-  if (SITEMAP.test(own)) return changes.listed;
-  if (BROWSE_PAGE.test(own)) return changes.names;
+  if (SITEMAP.test(own)) return changes.listed && (!changes.before || named!(own));
+  if (BROWSE_PAGE.test(own)) return changes.names && (!changes.before || named!(own));
   if (own === USER_NAMES_FILE) return changes.names;
   if (own === CREATORS_ROWS_FILE) return changes.creators;
   return own.startsWith(`${LOOKUP_DIR}/`) && changes.media;

@@ -17,7 +17,7 @@ import { openRenderer, RendererUnavailable, type PageRenderer } from './astro/pa
 import { WORKER_MIN_PAGES, renderProfilePages, threadCount } from './astro/render-pages.ts';
 import { astroFallback } from './astro/fallbacks.ts';
 import { addStats, codingLayoutOf, emptyStats, type CompressStats } from './files/compress.ts';
-import { isWholeIndexFile, wholeIndexRoutes } from './derived.ts';
+import { wholeIndexFiles } from './derived.ts';
 import type { EditPlan } from './reuse/edit-path.ts';
 import { faultPoint } from './faults.ts';
 import type { Build } from './pipeline.ts';
@@ -170,9 +170,10 @@ function keptRendererFailed(build: Build, e: unknown): Error {
 async function renderEdit(build: Build, renderer: PageRenderer, outDir: string, names: string[], edit: EditPlan): Promise<void> {
   const to = buildLayout(outDir);
   const from = buildLayout(releasePath(build.o.distDir, servedRelease(build.o.distDir)!)).client;
+  const whole = wholeIndexFiles(columnsOf(edit.index), edit.changes);
   try {
     await renderer.renderChangedPages(edit.index, names, to.client);
-    await renderer.renderPaths(edit.index, wholeIndexRoutes(columnsOf(edit.index), edit.changes), to.client);
+    await renderer.renderPaths(edit.index, whole.routes, to.client);
   } catch (e) {
     throw keptRendererFailed(build, e);
   }
@@ -180,7 +181,7 @@ async function renderEdit(build: Build, renderer: PageRenderer, outDir: string, 
   // The layered folders are not walked: the new release reads their files from where the served one does.
   for (const file of listFiles(from, LAYERED_DIRS)) {
     // A remade file's compressed siblings go with it: the compress step makes them again.
-    if (isWholeIndexFile(file, edit.changes)) continue;
+    if (whole.remade(file)) continue;
     const dir = path.dirname(path.join(to.client, file));
     if (!made.has(dir)) fs.mkdirSync(dir, { recursive: true });
     made.add(dir);

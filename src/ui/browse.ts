@@ -1,12 +1,19 @@
-// "All profiles": every username, in pages of BROWSE_PAGE_SIZE at /browse/1, /browse/2, …, made at
-// build time from the whole index, so they work on every host (static files) and no page sends more
-// than one page of names to the browser. Pages rather than a prefix index: names are not spread
-// evenly over their first letters (a prefix page could hold most of the site), while pages of a
-// fixed size stay small at any count. Every profile is listed, suspended ones too (their page says
-// so): the pages then change only when a profile is added or removed. They are made from the index's
-// columns (src/build/derived.ts), in a cold build and an edit build alike.
-/** Names per page: 1,000 generated names made 48 KB of HTML, 2.4 KB brotli; 100,000 profiles make 100 pages. */
-export const BROWSE_PAGE_SIZE = 1_000;
+// "All profiles": every username, in pages at /browse/1, /browse/2, …, made at build time from the
+// whole index, so they work on every host (static files) and no page sends more than one page of
+// names to the browser. Pages rather than a prefix index: names are not spread evenly over their
+// first letters (a prefix page could hold most of the site), while pages stay small at any count.
+// A page ends where its names say (src/model/content-runs.ts), not every N names: a profile added
+// or removed changes the one page it falls in, and the first (which shows how many there are), not
+// every page after it. Every profile is listed, suspended ones too (their page says so): the pages
+// then change only when a profile is added or removed. They are made from the index's columns
+// (src/build/derived.ts), in a cold build and an edit build alike.
+import { cutAt, runStarts, type RunSizes } from '../model/content-runs.ts';
+
+/**
+ * Names per page: 500 to 2,000, about 1,000 (1,000 generated names made 48 KB of HTML, 2.4 KB
+ * brotli); 100,000 profiles make about 100 pages.
+ */
+export const BROWSE_PAGE_SIZES: RunSizes = { min: 500, every: 500, max: 2_000 };
 
 /** The address of page `n` (from 1). */
 export const browsePath = (n: number) => `/browse/${n}`;
@@ -17,12 +24,25 @@ export interface BrowsePage {
   pages: number;
   /** Its usernames, sorted. */
   names: string[];
-  /** How many profiles the site has. */
-  total: number;
+  /** How many profiles the site has: on the first page only, so that a name added or removed changes no other. */
+  total?: number;
 }
 
-/** The pages of `names`: at least one, so the home page's link always leads somewhere. */
-export function browsePages(names: readonly string[], size = BROWSE_PAGE_SIZE): BrowsePage[] {
-  const pages = Math.max(1, Math.ceil(names.length / size));
-  return Array.from({ length: pages }, (_, k) => ({ page: k + 1, pages, names: names.slice(k * size, (k + 1) * size), total: names.length }));
+/** The pages of `names`: at least one, so the home page's link always leads somewhere. Everything a page shows is here. */
+export function browsePages(names: readonly string[], sizes = BROWSE_PAGE_SIZES): BrowsePage[] {
+  const parts = cutAt(names, runStarts(names, sizes));
+  if (!parts.length) parts.push([]);
+  return parts.map((part, k) => ({ page: k + 1, pages: parts.length, names: part, ...(k === 0 && { total: names.length }) }));
+}
+
+/**
+ * The pages whose content differs between `before` and `now` (the served release's names and
+ * this build's), compared field for field, and those `before` had that `now` has not: what an edit
+ * build makes again or drops. The others are the same bytes: a page shows only its BrowsePage.
+ */
+export function changedBrowsePages(now: readonly string[], before: readonly string[], sizes = BROWSE_PAGE_SIZES): { changed: number[]; gone: number[] } {
+  const [a, b] = [browsePages(now, sizes), browsePages(before, sizes)];
+  const same = (x: BrowsePage, y: BrowsePage | undefined) =>
+    y !== undefined && x.pages === y.pages && x.total === y.total && x.names.length === y.names.length && x.names.every((n, i) => n === y.names[i]);
+  return { changed: a.filter((p, k) => !same(p, b[k])).map((p) => p.page), gone: b.slice(a.length).map((p) => p.page) };
 }

@@ -10,14 +10,28 @@
 // the page's last change is worse than none, since search engines stop trusting a site's lastmod.
 import type { PublicUser } from '../schemas/api.ts';
 import type { IndexColumns } from '../model/site-index.ts';
+import { cutAt, runStarts, type RunSizes } from '../model/content-runs.ts';
 
 /** sitemaps.org: a sitemap file holds at most 50,000 URLs (and 50 MB); so does a sitemap index. */
 export const SITEMAP_MAX_URLS = 50_000;
+
+/**
+ * Addresses per sitemap file past one file: 25,000 to 50,000, cut where the addresses say
+ * (src/model/content-runs.ts), so a profile that comes or goes changes one file, not every later one.
+ */
+export const SITEMAP_SIZES: RunSizes = { min: 25_000, every: 12_500, max: SITEMAP_MAX_URLS };
 
 /** A file of the sitemap: its address on the site (`/sitemap.xml`, `/sitemap-2.xml`) and its XML. */
 export interface SitemapFile {
   path: string;
   xml: string;
+}
+
+/** A file of the sitemap before its XML is made: its address, and the addresses it lists (a sitemap index: its files'). All its XML shows. */
+export interface SitemapPart {
+  path: string;
+  index: boolean;
+  locs: readonly string[];
 }
 
 const XML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
@@ -38,40 +52,56 @@ export function sitemapUrls(siteUrl: string, users: readonly SitemapUser[]): str
   return urls;
 }
 
-const urlset = (urls: readonly string[]) =>
-  `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="${XMLNS}">\n${urls.map((u) => `<url><loc>${escapeXml(u)}</loc></url>\n`).join('')}</urlset>\n`;
-
-const sitemapIndex = (locs: readonly string[]) =>
-  `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="${XMLNS}">\n${locs.map((u) => `<sitemap><loc>${escapeXml(u)}</loc></sitemap>\n`).join('')}</sitemapindex>\n`;
+/** The XML of a sitemap file. */
+export function sitemapXml(part: SitemapPart): string {
+  return part.index
+    ? `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="${XMLNS}">\n${part.locs.map((u) => `<sitemap><loc>${escapeXml(u)}</loc></sitemap>\n`).join('')}</sitemapindex>\n`
+    : `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="${XMLNS}">\n${part.locs.map((u) => `<url><loc>${escapeXml(u)}</loc></url>\n`).join('')}</urlset>\n`;
+}
 
 /**
- * The sitemap files for `urls`: one `/sitemap.xml` while they fit in one file; past `max`, a
- * sitemap index at `/sitemap.xml` naming `/sitemap-1.xml`, `/sitemap-2.xml`, … of at most `max`
- * URLs each. `/sitemap.xml` is always the entry point, so robots.txt names one address.
+ * The sitemap's files for `urls`: one `/sitemap.xml` while they fit in one file; past that, a
+ * sitemap index at `/sitemap.xml` naming `/sitemap-1.xml`, `/sitemap-2.xml`, … of `sizes` URLs
+ * each. `/sitemap.xml` is always the entry point, so robots.txt names one address.
  */
-export function sitemapFiles(siteUrl: string, urls: readonly string[], max = SITEMAP_MAX_URLS): SitemapFile[] {
-  if (!Number.isInteger(max) || max < 1 || max > SITEMAP_MAX_URLS) throw new RangeError(`max must be 1 to ${SITEMAP_MAX_URLS}, not ${max}`);
-  if (urls.length <= max) return [{ path: '/sitemap.xml', xml: urlset(urls) }];
-  const parts: SitemapFile[] = [];
-  for (let start = 0, n = 1; start < urls.length; start += max, n++) {
-    parts.push({ path: `/sitemap-${n}.xml`, xml: urlset(urls.slice(start, start + max)) });
-  }
+export function sitemapParts(siteUrl: string, urls: readonly string[], sizes = SITEMAP_SIZES): SitemapPart[] {
+  if (sizes.max > SITEMAP_MAX_URLS) throw new RangeError(`a sitemap file holds at most ${SITEMAP_MAX_URLS} addresses, not ${sizes.max}`);
+  if (urls.length <= sizes.max) return [{ path: '/sitemap.xml', index: false, locs: urls }];
+  const parts = cutAt(urls, runStarts(urls, sizes)).map((locs, k): SitemapPart => ({ path: `/sitemap-${k + 1}.xml`, index: false, locs }));
   if (parts.length > SITEMAP_MAX_URLS) throw new RangeError(`${urls.length} URLs need more than ${SITEMAP_MAX_URLS} sitemap files`);
-  return [{ path: '/sitemap.xml', xml: sitemapIndex(parts.map((p) => `${siteUrl}${p.path}`)) }, ...parts];
+  return [{ path: '/sitemap.xml', index: true, locs: parts.map((p) => `${siteUrl}${p.path}`) }, ...parts];
 }
 
-const BY_COLUMNS = new WeakMap<object, SitemapFile[]>();
+/** sitemapParts with each file's XML. */
+export const sitemapFiles = (siteUrl: string, urls: readonly string[], sizes = SITEMAP_SIZES): SitemapFile[] =>
+  sitemapParts(siteUrl, urls, sizes).map((part) => ({ path: part.path, xml: sitemapXml(part) }));
 
-/** The sitemap files of a build's index columns (src/model/site-index.ts), made once however many routes ask. */
-export function siteSitemap(c: Pick<IndexColumns, 'siteUrl' | 'names' | 'suspended' | 'domains'>): SitemapFile[] {
-  let files = BY_COLUMNS.get(c);
-  if (!files) {
+type SitemapColumns = Pick<IndexColumns, 'siteUrl' | 'names' | 'suspended' | 'domains'>;
+const BY_COLUMNS = new WeakMap<object, SitemapPart[]>();
+
+/** The sitemap's files of a build's index columns (src/model/site-index.ts), cut once however many routes ask; the XML is made by the file's route. */
+export function siteSitemap(c: SitemapColumns): SitemapPart[] {
+  let parts = BY_COLUMNS.get(c);
+  if (!parts) {
     const users: SitemapUser[] = new Array(c.names.length);
     for (let i = 0; i < c.names.length; i++) users[i] = { username: c.names[i]!, status: c.suspended[i] ? 'suspended' : 'active', hasCustomDomain: c.domains[i] !== null };
-    BY_COLUMNS.set(c, (files = sitemapFiles(c.siteUrl, sitemapUrls(c.siteUrl, users))));
+    BY_COLUMNS.set(c, (parts = sitemapParts(c.siteUrl, sitemapUrls(c.siteUrl, users))));
   }
-  return files;
+  return parts;
 }
+
+/**
+ * The sitemap files whose content differs between `before` and `now` (the served release's
+ * columns and this build's), compared address for address, and the files `before` had that `now`
+ * has not: what an edit build makes again or drops. The others are the same bytes.
+ */
+export function changedSitemapFiles(now: SitemapColumns, before: SitemapColumns): { changed: string[]; gone: string[] } {
+  const [a, b] = [siteSitemap(now), new Map(siteSitemap(before).map((p) => [p.path, p]))];
+  const same = (x: SitemapPart, y: SitemapPart | undefined) => y !== undefined && x.index === y.index && x.locs.length === y.locs.length && x.locs.every((u, i) => u === y.locs[i]);
+  const paths = new Set(a.map((p) => p.path));
+  return { changed: a.filter((p) => !same(p, b.get(p.path))).map((p) => p.path), gone: [...b.keys()].filter((p) => !paths.has(p)) };
+}
+
 /**
  * Everything may be crawled: a suspended page's `noindex` is in the page, and a crawler refused
  * the page would never read it (a `noindex` works only on a page robots.txt lets crawlers fetch).

@@ -2,6 +2,7 @@
 // from the served release's kept index. It must serve exactly what a build that reads every
 // profile serves from the same release, file for file and byte for byte, and leave the same
 // records for the next build; and anything it does not cover must make the build read every profile.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -11,6 +12,7 @@ import { readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../
 import { buildLayout } from '../../src/release/layout.ts';
 import { readRecord } from '../../src/build/reuse/record.ts';
 import { Builder, spawnBuilder } from '../../src/build/rebuilds.ts';
+import { browsePages, changedBrowsePages } from '../../src/ui/browse.ts';
 import { TEST_SITE_URL, buildFixture, workDir } from '../support/built-server.ts';
 import { FIXTURE, ROOT, servedText } from '../support/helpers.ts';
 
@@ -146,6 +148,37 @@ describe('edit builds', () => {
     expect(page).not.toContain('/p/erin_99"');
     expect(page).toContain('8 profiles by username');
     expect(servedText(a.files.get('index.html')!)).toContain('href="/browse/1"');
+  }, 120_000);
+
+  test('among thousands, a profile added or removed makes again its browse page and the first; the others are the served files', () => {
+    // 4,000 generated profiles: about four browse pages (src/ui/browse.ts).
+    const { content, dist, reference } = firstBuild('edit-browse-pages', (dir) => {
+      const gen = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bench', 'generate-profiles.ts'), '4000', dir], { encoding: 'utf8' });
+      expect(gen.status, gen.stderr).toBe(0);
+    });
+    const pagesOf = (names: string[]) => browsePages(names).length;
+    const names = () => fs.readdirSync(path.join(content, 'profiles')).map((f) => f.slice(0, -'.yaml'.length)).sort();
+    expect(pagesOf(names())).toBeGreaterThan(2);
+    for (const change of [
+      () => fs.writeFileSync(path.join(content, 'profiles', 'user002900a.yaml'), 'displayName: Added\ncreatedAt: 2024-01-01T00:00:00Z\n'),
+      () => fs.rmSync(path.join(content, 'profiles', 'user000900.yaml')),
+    ]) {
+      const before = names();
+      const old = buildLayout(releasePath(dist, servedRelease(dist)!)).client;
+      change();
+      const a = editBuildServesAsWholeRead(content, dist, reference);
+      const now = buildLayout(releasePath(dist, servedRelease(dist)!)).client;
+      const { changed, gone } = changedBrowsePages(names(), before);
+      expect(changed).toContain(1);
+      expect(changed.length).toBeLessThan(pagesOf(names()));
+      expect(gone).toEqual([]);
+      // Remade: a file of its own; the others: the served release's, linked.
+      for (let page = 1; page <= pagesOf(names()); page++) {
+        const file = `browse/${page}.html`;
+        expect(a.files.has(file)).toBe(true);
+        expect(fs.statSync(path.join(now, file)).ino === fs.statSync(path.join(old, file)).ino, file).toBe(!changed.includes(page));
+      }
+    }
   }, 120_000);
 
   test('without a profile that shows every part, one added first becomes the example', () => {

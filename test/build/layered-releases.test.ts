@@ -127,8 +127,10 @@ describe('layered releases', () => {
     expect(raw().inputs!.every((input) => typeof input === 'string')).toBe(true);
     // A key no hash gives, for carol: the next build keeps it only if it takes her unmade.
     const tampered = manifestOf();
-    const record = readRecord(recordFile());
-    record.manifest!.pages[record.manifest!.names.indexOf('carol')] = 'taken-unmade';
+    const read = readRecord(recordFile());
+    // A read record is frozen: changed in a copy.
+    const record = { ...read, manifest: { ...read.manifest!, pages: [...read.manifest!.pages] } };
+    record.manifest.pages[record.manifest.names.indexOf('carol')] = 'taken-unmade';
     writeRecord(recordFile(), record);
     // bob's file edited; a view count changed for dave (stats/views.yaml): both made anew.
     bobRenamed(content);

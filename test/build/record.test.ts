@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { readRecord, writeRecord, type ReleaseRecord } from '../../src/build/reuse/record.ts';
+import { readRecord, recordLineSizes, writeRecord, type ReleaseRecord } from '../../src/build/reuse/record.ts';
+import { runStarts } from '../../src/model/content-runs.ts';
 import { ROWS_PER_LINE } from '../../src/content/json-lines.ts';
 
 function tempFile() {
@@ -47,7 +48,8 @@ describe('the release record', () => {
     expect(timeOf(read)).toEqual(timeOf(written));
     expect(read.times!.creators).toEqual(written.times!.creators);
     const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
-    expect(lines).toHaveLength(1 + Math.ceil(n / ROWS_PER_LINE) + Math.ceil((n + 3) / ROWS_PER_LINE));
+    // The profiles' lines cut where their names say (recordLineSizes), the files' every ROWS_PER_LINE.
+    expect(lines).toHaveLength(1 + runStarts(written.manifest!.names, recordLineSizes(ROWS_PER_LINE)).length + Math.ceil((n + 3) / ROWS_PER_LINE));
     for (const line of lines.slice(1)) expect((JSON.parse(line) as unknown[]).length).toBeLessThanOrEqual(ROWS_PER_LINE);
     // Each name once in the whole file.
     expect(fs.readFileSync(file, 'utf8').split('"user000042"')).toHaveLength(2);
@@ -72,25 +74,42 @@ describe('the release record', () => {
     expect(fs.readFileSync(copied).equals(fs.readFileSync(whole))).toBe(true);
     expect(readRecord(copied).manifest!.pages[edited]).toBe('page-edited');
 
-    // Copied indeed: a byte changed in the served file's third line (after it was read) shows up, not in the second.
-    const bytes = fs.readFileSync(servedFile);
-    const lineStarts = [0];
-    for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10) lineStarts.push(i + 1);
-    const mark = (line: number) => bytes.indexOf('user', lineStarts[line]!);
-    bytes[mark(3)] = 'U'.charCodeAt(0);
-    bytes[mark(2)] = 'U'.charCodeAt(0);
-    fs.writeFileSync(servedFile, bytes);
+    // Copied indeed: a byte changed in each served line (after it was read) shows up in every line
+    // but the edited row's, which was written anew.
+    const starts = runStarts(next.manifest.names, recordLineSizes(ROWS_PER_LINE));
+    const editedLine = 1 + starts.findLastIndex((start) => start <= edited);
+    markLines(servedFile);
     const again = tempFile();
     writeRecord(again, next, served);
     const lines = fs.readFileSync(again, 'utf8').split('\n');
-    expect(lines[3]!.startsWith('[["User')).toBe(true);
-    expect(lines[2]!.startsWith('[["user')).toBe(true);
+    expect(lines[editedLine]!.startsWith('[["user')).toBe(true);
+    for (let line = 1; line <= starts.length; line++) if (line !== editedLine) expect(lines[line]!.startsWith('[["User'), `line ${line}`).toBe(true);
     // Other timestamps at the same index: nothing copied.
     const read2 = readRecord(whole);
     const retimed = { ...read2, times: { ...read2.times!, timestamps: [...read2.times!.timestamps].reverse() } };
     const none = tempFile();
     writeRecord(none, retimed, served);
     expect(fs.readFileSync(none, 'utf8')).not.toContain('"User');
+  });
+
+  test('after a name added or removed, the lines after its own are still copied', () => {
+    const n = ROWS_PER_LINE * 4;
+    const servedFile = tempFile();
+    writeRecord(servedFile, recordOf(n));
+    const served = readRecord(servedFile);
+    for (const next of [withRow(served, 7, 'user000006a'), withoutRow(served, ROWS_PER_LINE + 1)]) {
+      const [copied, whole] = [tempFile(), tempFile()];
+      writeRecord(copied, next, served);
+      writeRecord(whole, next);
+      expect(fs.readFileSync(copied).equals(fs.readFileSync(whole))).toBe(true);
+      markLines(servedFile);
+      writeRecord(copied, next, served);
+      const lines = fs.readFileSync(copied, 'utf8').trimEnd().split('\n').slice(1, 1 + runStarts(next.manifest!.names, recordLineSizes(ROWS_PER_LINE)).length);
+      // All but the line of the change (and at most one more, where a cut moved) are the served ones.
+      expect(lines.filter((l) => !l.startsWith('[["User')).length).toBeLessThanOrEqual(2);
+      expect(lines.length).toBeGreaterThan(4);
+      fs.writeFileSync(servedFile, fs.readFileSync(servedFile, 'utf8').replaceAll('[["User', '[["user'));
+    }
   });
 
   test('parts a build did not keep stay undefined', () => {
@@ -116,3 +135,36 @@ describe('the release record', () => {
     expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined, files: undefined });
   });
 });
+
+/** Changes the first name of each line of profile rows in `file` (`user` to `User`), after it was read: a copied line shows it. */
+function markLines(file: string): void {
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  fs.writeFileSync(file, lines.map((l, k) => (k > 0 && l.startsWith('[["user') ? `[["User${l.slice('[["user'.length)}` : l)).join('\n'));
+}
+
+type Column = readonly unknown[];
+/** `record` with a row for `name` at `at` (a copy of the row before it), as an edit build adding a profile keeps it. */
+function withRow(record: ReleaseRecord, at: number, name: string): ReleaseRecord {
+  const add = <T extends Column>(c: T, value?: unknown) => [...c.slice(0, at), value ?? c[at - 1], ...c.slice(at)] as unknown as T;
+  return edited(record, (c, isNames) => add(c, isNames ? name : undefined));
+}
+/** `record` without the row at `at`. */
+function withoutRow(record: ReleaseRecord, at: number): ReleaseRecord {
+  return edited(record, (c) => [...c.slice(0, at), ...c.slice(at + 1)]);
+}
+function edited(r: ReleaseRecord, change: (column: Column, isNames: boolean) => Column): ReleaseRecord {
+  const m = r.manifest!;
+  const t = r.times!;
+  const k = r.kept!;
+  const names = change(m.names, true) as string[];
+  const col = <T,>(c: readonly T[]) => change(c, false) as T[];
+  return {
+    ...r,
+    manifest: { ...m, names, pages: col(m.pages), inputs: m.inputs && col(m.inputs) },
+    times: { ...t, names, hashes: col(t.hashes), at: col(t.at) },
+    kept: {
+      ...k, names, stamps: col(k.stamps), digests: col(k.digests), avatars: col(k.avatars), decorations: col(k.decorations), domains: col(k.domains),
+      suspended: col(k.suspended), previews: col(k.previews),
+    },
+  };
+}

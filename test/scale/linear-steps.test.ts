@@ -16,7 +16,8 @@ import type { Creator } from '../../src/schemas/index.ts';
 import type { Content, DecorationEntry } from '../../src/content/load.ts';
 import type { PublicProfile } from '../../src/content/profile-files.ts';
 import { buildSiteIndex, columnsOf, type IndexColumns, type SiteIndex } from '../../src/model/site-index.ts';
-import { wholeIndexRoutes } from '../../src/build/derived.ts';
+import { wholeIndexFiles } from '../../src/build/derived.ts';
+import { siteSitemap, sitemapXml } from '../../src/ui/sitemap.ts';
 import { lookupFiles } from '../../src/api/release-files.ts';
 import { prerenderedCreators } from '../../src/api/prerendered.ts';
 import { keptIndexOf } from '../../src/build/reuse/kept-index.ts';
@@ -155,7 +156,15 @@ function inputsOf(s: Shape, n: number): Inputs {
 const STEPS: Record<string, (i: Inputs) => unknown> = {
   'the public index (buildSiteIndex)': (i) => buildSiteIndex(i.content, { siteUrl: SITE_URL, builtAt: BUILT_AT }),
   'the index columns (columnsOf)': (i) => columnsOf({ ...i.index }),
-  'the pages made from the whole index: sitemaps, browse pages (wholeIndexRoutes)': (i) => wholeIndexRoutes({ ...i.columns }),
+  'the pages made from the whole index: sitemaps, browse pages (wholeIndexFiles, sitemapXml)': (i) => {
+    const c = { ...i.columns };
+    return [wholeIndexFiles(c).routes, siteSitemap(c).map(sitemapXml)];
+  },
+  'which of them an edit makes again (wholeIndexFiles with the served columns)': (i) => {
+    const c = i.columns;
+    const before = { names: c.names.slice(1), suspended: Array.from(c.suspended).slice(1), domains: c.domains.slice(1) };
+    return wholeIndexFiles({ ...c }, { names: true, listed: true, media: false, creators: false, before }).routes;
+  },
   'the lookup tables, creators rows and filter of names (lookupFiles)': (i) => lookupFiles({ ...i.columns }),
   'the creators list\'s first page (prerenderedCreators)': (i) => prerenderedCreators({ ...i.columns }, () => i.index.builtAt),
   'the filter of names (nameFilterBytes)': (i) => nameFilterBytes(i.columns.names),

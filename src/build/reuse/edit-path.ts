@@ -320,7 +320,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   return {
     index, changed, servedAt, servedNames: kept.names, removed: removed.map((j) => kept.names[j]!), stamps: changedStamps, kept: next, digests,
     // An avatar or a custom domain that changed, came or went made this build read every profile (above).
-    changes: { names: namesChanged, listed: sitemapChanged, media: false, creators: creatorRows.size > 0 },
+    changes: { names: namesChanged, listed: sitemapChanged, media: false, creators: creatorRows.size > 0, before: { names: kept.names, suspended: kept.suspended, domains: kept.domains } },
     meanwhile,
   };
 }
