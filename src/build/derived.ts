@@ -59,7 +59,7 @@ export interface WholeIndexFiles {
 /** The files made from the whole index of columns `c` that `changes` makes again. */
 export function wholeIndexFiles(c: IndexColumns, changes: ColumnChanges = EVERY_COLUMN): WholeIndexFiles {
   const { before } = changes;
-  const sitemaps = !changes.listed ? undefined : before ? changedSitemapFiles(c, { ...before, siteUrl: c.siteUrl }) : { changed: siteSitemap(c).map((f) => f.path), gone: [] };
+  const sitemaps = !changes.listed ? undefined : before ? changedSitemapFiles(c, before) : { changed: siteSitemap(c).map((f) => f.path), gone: [] };
   const browse = !changes.names ? undefined : before ? changedBrowsePages(c.names, before.names) : { changed: browsePages(c.names).map((p) => p.page), gone: [] };
   const remadeSitemaps = new Set([...sitemaps?.changed ?? [], ...sitemaps?.gone ?? []].map((p) => p.slice(1)));
   const remadeBrowse = new Set([...browse?.changed ?? [], ...browse?.gone ?? []].map((n) => `${browsePath(n).slice(1)}.html`));

@@ -9,4 +9,4 @@ export const getStaticPaths: GetStaticPaths = () =>
   siteSitemap(columnsOf(getSiteIndex())).slice(1).map((part) => ({ params: { part: part.path.slice('/sitemap-'.length, -'.xml'.length) }, props: { part } }));
 
 // Each file's XML when it is rendered: an edit build renders the one or two that changed.
-export const GET: APIRoute = ({ props }) => new Response(sitemapXml((props as { part: SitemapPart }).part));
+export const GET: APIRoute = ({ props }) => new Response(sitemapXml(getSiteIndex().siteUrl, (props as { part: SitemapPart }).part));

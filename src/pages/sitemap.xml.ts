@@ -4,4 +4,4 @@ import { getSiteIndex } from '../build/astro/page-data.ts';
 import { siteSitemap, sitemapXml } from '../ui/sitemap.ts';
 import { columnsOf } from '../model/site-index.ts';
 
-export const GET: APIRoute = () => new Response(sitemapXml(siteSitemap(columnsOf(getSiteIndex()))[0]!));
+export const GET: APIRoute = () => new Response(sitemapXml(getSiteIndex().siteUrl, siteSitemap(columnsOf(getSiteIndex()))[0]!));

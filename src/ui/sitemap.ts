@@ -16,7 +16,7 @@ import { cutAt, runStarts, type RunSizes } from '../model/content-runs.ts';
 export const SITEMAP_MAX_URLS = 50_000;
 
 /**
- * Addresses per sitemap file past one file: 25,000 to 50,000, cut where the addresses say
+ * Addresses per sitemap file past one file: 25,000 to 50,000, cut where the usernames say
  * (src/model/content-runs.ts), so a profile that comes or goes changes one file, not every later one.
  */
 export const SITEMAP_SIZES: RunSizes = { min: 25_000, every: 12_500, max: SITEMAP_MAX_URLS };
@@ -27,11 +27,15 @@ export interface SitemapFile {
   xml: string;
 }
 
-/** A file of the sitemap before its XML is made: its address, and the addresses it lists (a sitemap index: its files'). All its XML shows. */
+/**
+ * A file of the sitemap before its XML is made: its address, and what it lists, which is all its
+ * XML shows: for a file of addresses, the profiles by username and `''` for the home page; for the
+ * sitemap index, its files' paths.
+ */
 export interface SitemapPart {
   path: string;
   index: boolean;
-  locs: readonly string[];
+  entries: readonly string[];
 }
 
 const XML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
@@ -43,61 +47,64 @@ const XMLNS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 /** What the sitemap reads of a profile. */
 export type SitemapUser = Pick<PublicUser, 'username' | 'status' | 'hasCustomDomain'>;
 
-/** The addresses the sitemap lists, in the index's order: the home page first. */
-export function sitemapUrls(siteUrl: string, users: readonly SitemapUser[]): string[] {
-  const urls = [`${siteUrl}/`];
-  for (const user of users) {
-    if (user.status === 'active' && !user.hasCustomDomain) urls.push(`${siteUrl}/p/${user.username}`);
-  }
-  return urls;
+/** What the sitemap lists, in the index's order: `''` (the home page), then each listed profile's username. */
+export function sitemapEntries(users: readonly SitemapUser[]): string[] {
+  const entries = [''];
+  for (const user of users) if (user.status === 'active' && !user.hasCustomDomain) entries.push(user.username);
+  return entries;
 }
 
+/** The address of an entry of a file of addresses. */
+const entryUrl = (siteUrl: string, entry: string) => (entry === '' ? `${siteUrl}/` : `${siteUrl}/p/${entry}`);
+
 /** The XML of a sitemap file. */
-export function sitemapXml(part: SitemapPart): string {
+export function sitemapXml(siteUrl: string, part: SitemapPart): string {
   return part.index
-    ? `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="${XMLNS}">\n${part.locs.map((u) => `<sitemap><loc>${escapeXml(u)}</loc></sitemap>\n`).join('')}</sitemapindex>\n`
-    : `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="${XMLNS}">\n${part.locs.map((u) => `<url><loc>${escapeXml(u)}</loc></url>\n`).join('')}</urlset>\n`;
+    ? `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="${XMLNS}">\n${part.entries.map((p) => `<sitemap><loc>${escapeXml(`${siteUrl}${p}`)}</loc></sitemap>\n`).join('')}</sitemapindex>\n`
+    : `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="${XMLNS}">\n${part.entries.map((e) => `<url><loc>${escapeXml(entryUrl(siteUrl, e))}</loc></url>\n`).join('')}</urlset>\n`;
 }
 
 /**
- * The sitemap's files for `urls`: one `/sitemap.xml` while they fit in one file; past that, a
- * sitemap index at `/sitemap.xml` naming `/sitemap-1.xml`, `/sitemap-2.xml`, … of `sizes` URLs
- * each. `/sitemap.xml` is always the entry point, so robots.txt names one address.
+ * The sitemap's files for `entries` (sitemapEntries): one `/sitemap.xml` while they fit in one
+ * file; past that, a sitemap index at `/sitemap.xml` naming `/sitemap-1.xml`, `/sitemap-2.xml`, …
+ * of `sizes` addresses each, cut where the usernames say. `/sitemap.xml` is always the entry point,
+ * so robots.txt names one address.
  */
-export function sitemapParts(siteUrl: string, urls: readonly string[], sizes = SITEMAP_SIZES): SitemapPart[] {
+export function sitemapParts(entries: readonly string[], sizes = SITEMAP_SIZES): SitemapPart[] {
   if (sizes.max > SITEMAP_MAX_URLS) throw new RangeError(`a sitemap file holds at most ${SITEMAP_MAX_URLS} addresses, not ${sizes.max}`);
-  if (urls.length <= sizes.max) return [{ path: '/sitemap.xml', index: false, locs: urls }];
-  const parts = cutAt(urls, runStarts(urls, sizes)).map((locs, k): SitemapPart => ({ path: `/sitemap-${k + 1}.xml`, index: false, locs }));
-  if (parts.length > SITEMAP_MAX_URLS) throw new RangeError(`${urls.length} URLs need more than ${SITEMAP_MAX_URLS} sitemap files`);
-  return [{ path: '/sitemap.xml', index: true, locs: parts.map((p) => `${siteUrl}${p.path}`) }, ...parts];
+  if (entries.length <= sizes.max) return [{ path: '/sitemap.xml', index: false, entries }];
+  const parts = cutAt(entries, runStarts(entries, sizes)).map((part, k): SitemapPart => ({ path: `/sitemap-${k + 1}.xml`, index: false, entries: part }));
+  if (parts.length > SITEMAP_MAX_URLS) throw new RangeError(`${entries.length} addresses need more than ${SITEMAP_MAX_URLS} sitemap files`);
+  return [{ path: '/sitemap.xml', index: true, entries: parts.map((p) => p.path) }, ...parts];
 }
 
 /** sitemapParts with each file's XML. */
-export const sitemapFiles = (siteUrl: string, urls: readonly string[], sizes = SITEMAP_SIZES): SitemapFile[] =>
-  sitemapParts(siteUrl, urls, sizes).map((part) => ({ path: part.path, xml: sitemapXml(part) }));
+export const sitemapFiles = (siteUrl: string, entries: readonly string[], sizes = SITEMAP_SIZES): SitemapFile[] =>
+  sitemapParts(entries, sizes).map((part) => ({ path: part.path, xml: sitemapXml(siteUrl, part) }));
 
-type SitemapColumns = Pick<IndexColumns, 'siteUrl' | 'names' | 'suspended' | 'domains'>;
+type SitemapColumns = Pick<IndexColumns, 'names' | 'suspended' | 'domains'>;
 const BY_COLUMNS = new WeakMap<object, SitemapPart[]>();
 
 /** The sitemap's files of a build's index columns (src/model/site-index.ts), cut once however many routes ask; the XML is made by the file's route. */
 export function siteSitemap(c: SitemapColumns): SitemapPart[] {
   let parts = BY_COLUMNS.get(c);
   if (!parts) {
-    const users: SitemapUser[] = new Array(c.names.length);
-    for (let i = 0; i < c.names.length; i++) users[i] = { username: c.names[i]!, status: c.suspended[i] ? 'suspended' : 'active', hasCustomDomain: c.domains[i] !== null };
-    BY_COLUMNS.set(c, (parts = sitemapParts(c.siteUrl, sitemapUrls(c.siteUrl, users))));
+    const entries = [''];
+    for (let i = 0; i < c.names.length; i++) if (!c.suspended[i] && c.domains[i] === null) entries.push(c.names[i]!);
+    BY_COLUMNS.set(c, (parts = sitemapParts(entries)));
   }
   return parts;
 }
 
 /**
  * The sitemap files whose content differs between `before` and `now` (the served release's
- * columns and this build's), compared address for address, and the files `before` had that `now`
- * has not: what an edit build makes again or drops. The others are the same bytes.
+ * columns and this build's), compared entry for entry, and the files `before` had that `now` has
+ * not: what an edit build makes again or drops. The others are the same bytes (the same SITE_URL:
+ * the code's fingerprint holds it).
  */
 export function changedSitemapFiles(now: SitemapColumns, before: SitemapColumns): { changed: string[]; gone: string[] } {
   const [a, b] = [siteSitemap(now), new Map(siteSitemap(before).map((p) => [p.path, p]))];
-  const same = (x: SitemapPart, y: SitemapPart | undefined) => y !== undefined && x.index === y.index && x.locs.length === y.locs.length && x.locs.every((u, i) => u === y.locs[i]);
+  const same = (x: SitemapPart, y: SitemapPart | undefined) => y !== undefined && x.index === y.index && x.entries.length === y.entries.length && x.entries.every((e, i) => e === y.entries[i]);
   const paths = new Set(a.map((p) => p.path));
   return { changed: a.filter((p) => !same(p, b.get(p.path))).map((p) => p.path), gone: [...b.keys()].filter((p) => !paths.has(p)) };
 }

@@ -158,7 +158,7 @@ const STEPS: Record<string, (i: Inputs) => unknown> = {
   'the index columns (columnsOf)': (i) => columnsOf({ ...i.index }),
   'the pages made from the whole index: sitemaps, browse pages (wholeIndexFiles, sitemapXml)': (i) => {
     const c = { ...i.columns };
-    return [wholeIndexFiles(c).routes, siteSitemap(c).map(sitemapXml)];
+    return [wholeIndexFiles(c).routes, siteSitemap(c).map((part) => sitemapXml(c.siteUrl, part))];
   },
   'which of them an edit makes again (wholeIndexFiles with the served columns)': (i) => {
     const c = i.columns;

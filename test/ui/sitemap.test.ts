@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { PublicUser } from '../../src/schemas/api.ts';
-import { SITEMAP_MAX_URLS, SITEMAP_SIZES, changedSitemapFiles, robotsTxt, siteSitemap, sitemapFiles, sitemapUrls, sitemapXml } from '../../src/ui/sitemap.ts';
+import { SITEMAP_MAX_URLS, SITEMAP_SIZES, changedSitemapFiles, robotsTxt, siteSitemap, sitemapEntries, sitemapFiles, sitemapXml } from '../../src/ui/sitemap.ts';
 import { fixtureSite, SITE_URL } from '../support/helpers.ts';
 
 const locs = (xml: string) => [...xml.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]!);
@@ -11,7 +11,8 @@ const user = (username: string, over: Partial<PublicUser> = {}) => ({ username, 
 describe('sitemap', () => {
   test('lists the home page and each active profile on this host; not suspended or custom-domain ones', () => {
     const { index } = fixtureSite();
-    expect(sitemapUrls(SITE_URL, index.users)).toEqual([
+    expect(sitemapEntries(index.users)).toEqual(['', 'bob', 'dave', 'erin_99', 'kate']);
+    expect(locs(sitemapFiles(SITE_URL, sitemapEntries(index.users))[0]!.xml)).toEqual([
       `${SITE_URL}/`, `${SITE_URL}/p/bob`, `${SITE_URL}/p/dave`, `${SITE_URL}/p/erin_99`, `${SITE_URL}/p/kate`,
     ]);
     const leftOut = index.users.filter((u) => u.status === 'suspended' || u.hasCustomDomain).map((u) => u.username).sort();
@@ -19,8 +20,9 @@ describe('sitemap', () => {
   });
 
   test('up to 50,000 addresses: one sitemap file, no lastmod', () => {
-    const urls = Array.from({ length: SITEMAP_MAX_URLS }, (_, i) => `${SITE_URL}/p/u${i}`);
-    const files = sitemapFiles(SITE_URL, urls);
+    const entries = ['', ...Array.from({ length: SITEMAP_MAX_URLS - 1 }, (_, i) => `u${i}`)];
+    const urls = [`${SITE_URL}/`, ...entries.slice(1).map((e) => `${SITE_URL}/p/${e}`)];
+    const files = sitemapFiles(SITE_URL, entries);
     expect(files.map((f) => f.path)).toEqual(['/sitemap.xml']);
     expect(files[0]!.xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<urlset xmlns="http:\/\/www.sitemaps.org\/schemas\/sitemap\/0.9">\n/);
     expect(locs(files[0]!.xml)).toEqual(urls);
@@ -29,7 +31,7 @@ describe('sitemap', () => {
 
   test('100,000 profiles: a sitemap index naming files of 25,000 to 50,000 addresses each', () => {
     const users = Array.from({ length: 100_000 }, (_, i) => user(`user${i}`));
-    const [index, ...parts] = siteSitemap(columnsOf(users)).map((p) => ({ path: p.path, xml: sitemapXml(p) }));
+    const [index, ...parts] = siteSitemap(columnsOf(users)).map((p) => ({ path: p.path, xml: sitemapXml(SITE_URL, p) }));
     expect(index!.path).toBe('/sitemap.xml');
     expect(index!.xml).toContain('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">');
     expect(parts.length).toBeGreaterThanOrEqual(2);
@@ -47,7 +49,7 @@ describe('sitemap', () => {
   test('a profile added, removed or suspended changes the file it is in (rarely the next), not every later one', () => {
     const names = Array.from({ length: 200_000 }, (_, i) => `user${String(i).padStart(6, '0')}`);
     const before = columnsOf(names.map((n) => user(n)));
-    const xmlOf = (c: ReturnType<typeof columnsOf>) => new Map(siteSitemap(c).map((p) => [p.path, sitemapXml(p)]));
+    const xmlOf = (c: ReturnType<typeof columnsOf>) => new Map(siteSitemap(c).map((p) => [p.path, sitemapXml(SITE_URL, p)]));
     const was = xmlOf(before);
     const cases = {
       added: columnsOf([...names.slice(0, 70_000), 'user070000a', ...names.slice(70_000)].map((n) => user(n))),
@@ -68,7 +70,7 @@ describe('sitemap', () => {
   test('split at any size; suspended and custom-domain profiles never counted', () => {
     const users = [user('a'), user('b', { status: 'suspended' }), user('c'), user('d', { hasCustomDomain: true }), user('e')];
     // Every address may end a file past the first two (every: 1), and none holds more than two.
-    const files = sitemapFiles(SITE_URL, sitemapUrls(SITE_URL, users), { min: 2, every: 1, max: 2 });
+    const files = sitemapFiles(SITE_URL, sitemapEntries(users), { min: 2, every: 1, max: 2 });
     expect(files.map((f) => [f.path, locs(f.xml)])).toEqual([
       ['/sitemap.xml', [`${SITE_URL}/sitemap-1.xml`, `${SITE_URL}/sitemap-2.xml`]],
       ['/sitemap-1.xml', [`${SITE_URL}/`, `${SITE_URL}/p/a`]],
@@ -77,7 +79,7 @@ describe('sitemap', () => {
   });
 
   test('addresses are entity-escaped; a size over the protocol limit is refused', () => {
-    expect(sitemapFiles('https://x.example', ['https://x.example/?a=1&b=<2>'])[0]!.xml).toContain('<loc>https://x.example/?a=1&amp;b=&lt;2&gt;</loc>');
+    expect(sitemapFiles("https://x.example/a&b'", ['', 'c<d>'])[0]!.xml).toContain("<loc>https://x.example/a&amp;b&apos;/</loc></url>\n<url><loc>https://x.example/a&amp;b&apos;/p/c&lt;d&gt;</loc>");
     expect(() => sitemapFiles(SITE_URL, [], { ...SITEMAP_SIZES, max: SITEMAP_MAX_URLS + 1 })).toThrow(RangeError);
     expect(() => sitemapFiles(SITE_URL, ['a', 'b', 'c'], { min: 0, every: 1, max: 2 })).toThrow(RangeError);
   });
@@ -85,7 +87,7 @@ describe('sitemap', () => {
 
 /** The columns the sitemap reads of `users`. */
 function columnsOf(users: PublicUser[]) {
-  return { siteUrl: SITE_URL, names: users.map((u) => u.username), suspended: users.map((u) => (u.status === 'suspended' ? 1 : 0)), domains: users.map((u) => (u.hasCustomDomain ? 'x.example' : null)) };
+  return { names: users.map((u) => u.username), suspended: users.map((u) => (u.status === 'suspended' ? 1 : 0)), domains: users.map((u) => (u.hasCustomDomain ? 'x.example' : null)) };
 }
 
 describe('robots.txt', () => {
