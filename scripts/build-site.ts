@@ -11,7 +11,7 @@ import { DEFAULT_SITE_URL, buildTimeFromEnv, changedFromEnv, cloudflareAssetLimi
 import { contentDirFromEnv } from '../src/content/load.ts';
 import { checkFaults } from '../src/build/faults.ts';
 import { runBuild, type BuildOptions, type BuildResult } from '../src/build/pipeline.ts';
-import { serveRebuilds } from '../src/build/rebuilds.ts';
+import { serveRebuilds, spawnCheck } from '../src/build/rebuilds.ts';
 import { readForNextBuild } from '../src/build/plan.ts';
 import { parseCli } from '../src/cli.ts';
 
@@ -73,9 +73,10 @@ function optionsFrom(request: Record<string, string | undefined> = {}): BuildOpt
 /**
  * One build. A build told which files changed trusted that list for every other profile: once the
  * new release is served, the content is checked (BUILD_IF_CHANGED, as from the start of this
- * build: what changed later is the watcher's next build), and anything the list left out is built.
+ * build: what changed later is the watcher's next build), and anything the list left out is built;
+ * here, or with `check: false` by the caller (`checkBefore`: npm start's builder starts a process).
  */
-async function build(request?: Record<string, string | undefined>): Promise<BuildResult> {
+async function build(request?: Record<string, string | undefined>, { check = true } = {}): Promise<BuildResult & { checkBefore?: number }> {
   const startedAt = Date.now();
   let options: BuildOptions;
   try {
@@ -86,10 +87,11 @@ async function build(request?: Record<string, string | undefined>): Promise<Buil
   }
   const built = await runBuild(options);
   if (built.code !== 0 || !options.changed) return built;
-  const check = await runBuild(optionsFrom({ ...request, CHANGED_FILES: undefined, CHANGED_SINCE: undefined, BUILD_IF_CHANGED: String(startedAt) }));
+  if (!check) return { ...built, checkBefore: startedAt };
+  const checked = await runBuild(optionsFrom({ ...request, CHANGED_FILES: undefined, CHANGED_SINCE: undefined, BUILD_IF_CHANGED: String(startedAt) }));
   // Refused by another build's lock (75): that build looks at every file itself.
-  return { code: check.code === 75 ? 0 : check.code, readEveryProfile: built.readEveryProfile || check.readEveryProfile };
+  return { code: checked.code === 75 ? 0 : checked.code, readEveryProfile: built.readEveryProfile || checked.readEveryProfile };
 }
 
-if (cli.values.rebuilds) await serveRebuilds(build, () => readForNextBuild(optionsFrom()));
+if (cli.values.rebuilds) await serveRebuilds({ build: (request) => build(request, { check: false }), read: () => readForNextBuild(optionsFrom()), check: (before) => spawnCheck(fileURLToPath(import.meta.url), before) });
 else process.exitCode = (await build()).code;

@@ -166,9 +166,18 @@ const distDir = distDirFromEnv();
 const watching = cli.values['no-watch'] ? undefined : rebuildOnChange(contentDir, rebuild);
 const first = await run('build');
 const { CHANGED_FILES: _files, CHANGED_SINCE: _since, BUILD_IF_CHANGED: _if, ...builderEnv } = process.env;
-if (watching && first === 0) builder = new Builder(spawnBuilder(process.execPath, nodeArgs(scripts.build), root, builderEnv));
 /** The release served after the last good build: the one the changed files are listed since. */
 let since = servedRelease(distDir);
+// The check after a rebuild found a change the watcher did not report, and built it (or failed):
+// the files listed since the rebuild began are still every change since that check began.
+const checked = (r: { code: number; stdout: string; stderr: string }) => {
+  if (r.stderr) process.stderr.write(r.stderr);
+  const built = r.stdout.trimEnd().split('\n').findLast((l) => l.startsWith('Built '));
+  if (r.code === 0 && built) console.log(`start: a change the watcher did not report was found and built.\n${built}`);
+  else console.error(`start: the check after the last build failed (exit code ${r.code}); the last good release is still served.`);
+  since = servedRelease(distDir);
+};
+if (watching && first === 0) builder = new Builder(spawnBuilder(process.execPath, nodeArgs(scripts.build), root, builderEnv), checked);
 let lastStderr = '';
 async function rebuild(files: readonly string[]): Promise<Outcome> {
   // Named by count only: an editor or `git pull` writes through temporary files, whose names would mislead.

@@ -17,7 +17,7 @@ import { LOCK_FILE, releasesDir, servedRelease } from '../release/releases.ts';
 import { faultPoint } from './faults.ts';
 import { renderFingerprint } from './reuse/page-reuse.ts';
 import { rendererDir } from './astro/keep-renderer.ts';
-import { planRelease, readContent, type ContentRead, type ReleasePlan } from './plan.ts';
+import { nothingChanged, planRelease, readContent, type ContentRead, type ReleasePlan } from './plan.ts';
 import { renderPages, type Rendered } from './render.ts';
 import { startWriting, writeRelease, type Written } from './write.ts';
 import { codingLayoutOf } from './files/compress.ts';
@@ -112,6 +112,37 @@ async function runBuildSteps(o: BuildOptions, heavy: () => void): Promise<number
   // Until many pages render, V8's own heap growth (docs/scale.md "Memory of the build"):
   // validating and planning hold the whole index beside much garbage.
   if (o.heapCap) v8.setFlagsFromString('--heap-growing-percent=0');
+  const timings: string[] = [];
+  const fingerprint = renderFingerprint(o.root, o.siteUrl);
+  const keptKey = { fingerprint, target: o.target };
+  // KEPT_RENDERER=0: this build compiles anew and renders with its own copy, removed when it ends;
+  // the store's copy stays untouched for the builds that may be rendering with it now.
+  const keptDir = o.keptRenderer ? rendererDir(o.root, keptKey) : `${rendererDir(o.root, keptKey)}.own-${process.pid}`;
+  if (!o.keptRenderer) {
+    fs.rmSync(keptDir, { recursive: true, force: true });
+    process.once('exit', () => fs.rmSync(keptDir, { recursive: true, force: true }));
+  }
+  const build: Build = {
+    o, fingerprint, keptKey, keptDir, timings, started,
+    pagesFingerprint: `${fingerprint}.${codingLayoutOf(o.target) ?? 'plain'}`,
+    seconds: () => ((performance.now() - started) / 1000).toFixed(1),
+    async step(name, work) {
+      const t0 = performance.now();
+      process.stdout.write(`${name}…`);
+      const result = await work();
+      const s = ((performance.now() - t0) / 1000).toFixed(1);
+      process.stdout.write(` ${s} s\n`);
+      timings.push(`${name.toLowerCase()} ${s} s`);
+      return result;
+    },
+  };
+
+  // BUILD_IF_CHANGED looks before it locks: looking writes nothing, and a build that starts
+  // meanwhile (`npm start`'s next edit) need not wait for it. It locks only to build what it found.
+  if (o.ifChangedBefore !== undefined && await nothingChanged(build)) {
+    reportNothingChanged(build);
+    return 0;
+  }
   fs.mkdirSync(releasesDir(o.distDir), { recursive: true });
   let lock;
   try {
@@ -139,36 +170,10 @@ async function runBuildSteps(o: BuildOptions, heavy: () => void): Promise<number
   }
   await faultPoint('locked');
 
-  const timings: string[] = [];
-  const fingerprint = renderFingerprint(o.root, o.siteUrl);
-  const keptKey = { fingerprint, target: o.target };
-  // KEPT_RENDERER=0: this build compiles anew and renders with its own copy, removed when it ends;
-  // the store's copy stays untouched for the builds that may be rendering with it now.
-  const keptDir = o.keptRenderer ? rendererDir(o.root, keptKey) : `${rendererDir(o.root, keptKey)}.own-${process.pid}`;
-  if (!o.keptRenderer) {
-    fs.rmSync(keptDir, { recursive: true, force: true });
-    process.once('exit', () => fs.rmSync(keptDir, { recursive: true, force: true }));
-  }
-  const build: Build = {
-    o, fingerprint, keptKey, keptDir, timings, started,
-    pagesFingerprint: `${fingerprint}.${codingLayoutOf(o.target) ?? 'plain'}`,
-    seconds: () => ((performance.now() - started) / 1000).toFixed(1),
-    async step(name, work) {
-      const t0 = performance.now();
-      process.stdout.write(`${name}…`);
-      const result = await work();
-      const s = ((performance.now() - t0) / 1000).toFixed(1);
-      process.stdout.write(` ${s} s\n`);
-      timings.push(`${name.toLowerCase()} ${s} s`);
-      return result;
-    },
-  };
-
   const read = await readContent(build);
   if (!('unchanged' in read) && !('edit' in read && read.edit)) heavy();
   if ('unchanged' in read) {
-    const when = Number.isFinite(o.ifChangedBefore) ? ' before the last build began' : '';
-    console.log(`Nothing else changed${when}: release ${read.unchanged} stays served (checked in ${build.seconds()} s).`);
+    reportNothingChanged(build);
     process.off('exit', unlock);
     unlock();
     return 0;
@@ -208,6 +213,12 @@ async function runBuildSteps(o: BuildOptions, heavy: () => void): Promise<number
     process.off('exit', unlock);
     unlock();
   }
+}
+
+/** What a BUILD_IF_CHANGED build says when it found nothing to build. */
+function reportNothingChanged(build: Build): void {
+  const when = Number.isFinite(build.o.ifChangedBefore) ? ' before the last build began' : '';
+  console.log(`Nothing else changed${when}: release ${servedRelease(build.o.distDir)} stays served (checked in ${build.seconds()} s).`);
 }
 
 /** The build's summary line, and for `npm run bench` one machine-readable line (the memory of every process added up). */

@@ -100,11 +100,19 @@ export async function readContent(build: Build): Promise<ContentRead | { problem
 }
 
 /**
+ * For BUILD_IF_CHANGED, before the build takes the lock: whether no profile changed since the served
+ * release (before the time it gives), as an edit build finds it. Reads only; false when it cannot tell.
+ */
+export async function nothingChanged(build: Build): Promise<boolean> {
+  return servedRelease(build.o.distDir) !== undefined && (await editBuild(build, { lookOnly: true })) === 'unchanged';
+}
+
+/**
  * An edit build (edit-path.ts) when this one can be: few profiles changed in place since the served
  * release, which the same code built today; its pages then rendered with the kept renderer. Else
  * undefined, and the build reads every profile.
  */
-async function editBuild(build: Build): Promise<EditRead | 'unchanged' | undefined> {
+async function editBuild(build: Build, { lookOnly = false } = {}): Promise<EditRead | 'unchanged' | undefined> {
   const { o } = build;
   if (!o.incremental || o.target !== 'node' || !o.editPath || !o.layers || !o.keptRenderer) return undefined;
   const id = servedRelease(o.distDir);
@@ -133,6 +141,7 @@ async function editBuild(build: Build): Promise<EditRead | 'unchanged' | undefin
     // BUILD_IF_CHANGED, as after a build from a list of changed files: nothing it left out.
     if ('unchanged' in plan) return 'unchanged' as const;
     if ('reason' in plan) return void (why = plan.reason);
+    if (lookOnly) return undefined;
     const layered = Object.keys(info.layers?.from ?? {}).length;
     if (layered + 3 * (plan.changed.length + plan.removed.length) > maxLayeredFiles(plan.kept.names.length)) return void (why = 'the served release holds too many changes: a whole release is due');
     const pages = editPages(build, plan, plan.meanwhile.manifest, plan.meanwhile.times);
@@ -141,7 +150,7 @@ async function editBuild(build: Build): Promise<EditRead | 'unchanged' | undefin
     if (!renderer) return void (why = 'no kept renderer');
     return { plan, renderer, ...pages };
   });
-  if (!made) console.log(`  (every profile is read: ${why})`);
+  if (!made && !lookOnly) console.log(`  (every profile is read: ${why})`);
   return made;
 }
 

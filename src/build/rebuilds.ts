@@ -10,38 +10,94 @@
 // - After a build that read every profile (or one refused before it started) the builder exits
 //   once it has said so: such a build holds the most memory a build holds, and a process started
 //   afresh (the watcher starts one at once) holds only the record. The same after a crash.
+// - A build told which files changed is checked after it served (build-site.ts): here by a process
+//   of its own at the lowest priority, which takes no lock while it looks (pipeline.ts), so the next
+//   edit is not kept waiting (at 1,000,000 profiles the look takes 6 s). One check at a time: a newer
+//   one, or a build that read every profile, makes the running one pointless, and it is stopped.
+//   What a check printed reaches the watcher, after `CHECKED` and its exit code, only when it built
+//   something or failed.
 import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import readline from 'node:readline';
 import type { BuildResult } from './pipeline.ts';
 
 /** The line that ends a build's output on each stream: `END <code>`, then `leaving` when the builder exits after it. */
 export const END = '\u001eend of build';
+/** The line that ends what a check printed, on each stream: `CHECKED <code>`. */
+export const CHECKED = '\u001echecked';
 
-/** The builder's side: `build` for each line read from stdin, `read` (what the next build reads first) before the first and after each. */
-export async function serveRebuilds(build: (request: Record<string, string | undefined>) => Promise<BuildResult>, read: () => void): Promise<void> {
+/** What the builder runs. */
+export interface Rebuilds {
+  /** One build of a request's variables; `checkBefore`: it trusted a list of changed files, and a check must look at what changed before then. */
+  build(request: Record<string, string | undefined>): Promise<BuildResult & { checkBefore?: number }>;
+  /** Reads what the next build reads first (the served record...), before the first build and after each. */
+  read(): void;
+  /** Starts a check (`npm run build` with BUILD_IF_CHANGED=`before`), its stdout and stderr piped. */
+  check(before: number): ChildProcess;
+}
+
+/** The builder's side: a build for each line read from stdin. */
+export async function serveRebuilds({ build, read, check }: Rebuilds): Promise<void> {
   // Reading ahead only saves time: what fails here, the build reports (bad options, a broken record).
   const warm = () => {
     try {
       read();
     } catch { /* the build says */ }
   };
+  let building = false;
+  /** What checks printed that the watcher has not been given: written between builds. */
+  const said: string[][] = [];
+  const flush = () => {
+    if (building) return;
+    for (const [out, err] of said.splice(0)) {
+      process.stdout.write(out!);
+      process.stderr.write(err!);
+    }
+  };
+  let checking: ChildProcess | undefined;
+  const startCheck = (before: number) => {
+    checking?.kill();
+    const child = check(before);
+    checking = child;
+    // The lowest priority: the thread that looks and the threads it starts yield to the next edit's build.
+    try { os.setPriority(child.pid!, 19); } catch { /* not allowed: it runs as any build */ }
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d: Buffer) => { out += d; });
+    child.stderr!.on('data', (d: Buffer) => { err += d; });
+    child.once('close', (code, signal) => {
+      if (checking === child) checking = undefined;
+      // Stopped for a newer one, or refused by a build's lock (75): that build or check covers it.
+      if (signal || code === 75 || (code === 0 && !/^Built /m.test(out))) return;
+      const end = `\n${CHECKED} ${code}\n`;
+      said.push([`${out}${end}`, `${err}${end}`]);
+      flush();
+    });
+  };
   warm();
   for await (const line of readline.createInterface({ input: process.stdin, crlfDelay: Infinity })) {
-    let result: BuildResult;
+    let result: BuildResult & { checkBefore?: number };
+    building = true;
     try {
       result = await build(requestOf(line));
     } catch (e) {
       console.error(`build: ${(e as Error).stack ?? e}`);
       result = { code: 1, readEveryProfile: true };
     }
+    building = false;
     const leaving = result.readEveryProfile;
+    // A build that read every profile saw every change a check would look for.
+    if (leaving) checking?.kill();
     // Pipes are written synchronously on Linux and macOS: the line follows everything the build printed.
     const end = `\n${END} ${result.code}${leaving ? ' leaving' : ''}\n`;
     process.stdout.write(end);
     process.stderr.write(end);
+    flush();
     if (leaving) process.exit(0);
+    if (result.checkBefore !== undefined) startCheck(result.checkBefore);
     warm();
   }
+  checking?.kill();
 }
 
 /** A request's variables: CHANGED_FILES and CHANGED_SINCE only, strings. */
@@ -62,10 +118,15 @@ export class Builder {
   #current: { child: ChildProcess; out: Record<Stream, string> } | undefined;
   #waiting: ((rebuilt: Rebuilt) => void) | undefined;
   readonly #start: () => ChildProcess;
+  readonly #onCheck: (checked: Rebuilt) => void;
 
-  /** `start`: spawns `npm run build -- --rebuilds` with stdin, stdout and stderr piped (`spawnBuilder`). */
-  constructor(start: () => ChildProcess) {
+  /**
+   * `start`: spawns `npm run build -- --rebuilds` with stdin, stdout and stderr piped (`spawnBuilder`).
+   * `onCheck`: what a check after a build printed, when it built something or failed.
+   */
+  constructor(start: () => ChildProcess, onCheck: (checked: Rebuilt) => void = () => {}) {
     this.#start = start;
+    this.#onCheck = onCheck;
     this.#spawn();
   }
 
@@ -93,21 +154,28 @@ export class Builder {
     });
   }
 
-  /** When both streams have the end of a build: its result, and a new builder if this one leaves. */
+  /** When both streams have the end of a build or of a check: its result, and a new builder if this one leaves. */
   #ended(state: { child: ChildProcess; out: Record<Stream, string> }): void {
-    const marks = (['stdout', 'stderr'] as const).map((stream) => {
-      const text = state.out[stream];
-      const at = text.indexOf(`\n${END} `);
-      const eol = at < 0 ? -1 : text.indexOf('\n', at + 1);
-      return eol < 0 ? undefined : { before: text.slice(0, at), line: text.slice(at + 1, eol), after: text.slice(eol + 1) };
-    });
-    if (!marks[0] || !marks[1]) return;
-    const [out, err] = marks as [NonNullable<(typeof marks)[0]>, NonNullable<(typeof marks)[0]>];
-    state.out = { stdout: out.after, stderr: err.after };
-    const [code, leaving] = out.line.slice(END.length + 1).split(' ');
-    if (leaving) this.#spawn();
-    const lines = (text: string) => (text && !text.endsWith('\n') ? `${text}\n` : text);
-    this.#waiting?.({ code: Number(code), stdout: lines(out.before), stderr: lines(err.before) });
+    for (;;) {
+      const marks = (['stdout', 'stderr'] as const).map((stream) => {
+        const text = state.out[stream];
+        const at = text.indexOf('\n\u001e');
+        const eol = at < 0 ? -1 : text.indexOf('\n', at + 1);
+        return eol < 0 ? undefined : { before: text.slice(0, at), line: text.slice(at + 1, eol), after: text.slice(eol + 1) };
+      });
+      if (!marks[0] || !marks[1]) return;
+      const [out, err] = marks as [NonNullable<(typeof marks)[0]>, NonNullable<(typeof marks)[0]>];
+      state.out = { stdout: out.after, stderr: err.after };
+      const lines = (text: string) => (text && !text.endsWith('\n') ? `${text}\n` : text);
+      if (out.line.startsWith(`${CHECKED} `)) {
+        this.#onCheck({ code: Number(out.line.slice(CHECKED.length + 1)), stdout: lines(out.before), stderr: lines(err.before) });
+        continue;
+      }
+      const [code, leaving] = out.line.slice(END.length + 1).split(' ');
+      if (leaving) this.#spawn();
+      this.#waiting?.({ code: Number(code), stdout: lines(out.before), stderr: lines(err.before) });
+      return;
+    }
   }
 
   /** One build with `request`'s variables (CHANGED_FILES, CHANGED_SINCE); one at a time. */
@@ -131,3 +199,11 @@ export class Builder {
 /** A builder's process: `npm run build`'s Node arguments with `--rebuilds`, every stream piped. */
 export const spawnBuilder = (execPath: string, nodeArgs: string[], cwd: string, env: NodeJS.ProcessEnv) => (): ChildProcess =>
   spawn(execPath, [...nodeArgs, '--rebuilds'], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env });
+
+/** A check (`script`: scripts/build-site.ts) with this process's Node arguments and environment, BUILD_IF_CHANGED=`before`, not told of changed files. */
+export function spawnCheck(script: string, before: number): ChildProcess {
+  const env: NodeJS.ProcessEnv = { ...process.env, BUILD_IF_CHANGED: String(before) };
+  delete env.CHANGED_FILES;
+  delete env.CHANGED_SINCE;
+  return spawn(process.execPath, [...process.execArgv, script], { stdio: ['ignore', 'pipe', 'pipe'], env });
+}

@@ -11,7 +11,7 @@ import { CREATORS_ROWS_FILE, USER_NAMES_FILE } from '../../src/api/release-files
 import { readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../src/release/releases.ts';
 import { buildLayout } from '../../src/release/layout.ts';
 import { readRecord } from '../../src/build/reuse/record.ts';
-import { Builder, spawnBuilder } from '../../src/build/rebuilds.ts';
+import { Builder, spawnBuilder, type Rebuilt } from '../../src/build/rebuilds.ts';
 import { browsePages, changedBrowsePages } from '../../src/ui/browse.ts';
 import { TEST_SITE_URL, buildFixture, workDir } from '../support/built-server.ts';
 import { FIXTURE, ROOT, servedText } from '../support/helpers.ts';
@@ -317,9 +317,9 @@ describe('edit builds told which files changed (npm start sets CHANGED_FILES)', 
 
 describe('npm start\'s builder: one process, build after build (src/build/rebuilds.ts)', () => {
   /** A builder for `dist`, as `npm start` starts it (`npm run build -- --rebuilds`), with `env` added. */
-  const builderFor = (content: string, dist: string, env: Record<string, string> = {}) => new Builder(spawnBuilder(process.execPath, ['scripts/build-site.ts'], ROOT, {
+  const builderFor = (content: string, dist: string, env: Record<string, string> = {}, onCheck?: (checked: Rebuilt) => void) => new Builder(spawnBuilder(process.execPath, ['scripts/build-site.ts'], ROOT, {
     ...process.env, CONTENT_DIR: content, DIST_DIR: dist, SITE_URL: TEST_SITE_URL, ...settled(FIRST + 60), ...env,
-  }));
+  }), onCheck);
   const told = (builder: Builder, dist: string, files: string[]) => builder.build({ CHANGED_FILES: files.join('\n'), CHANGED_SINCE: servedRelease(dist)! });
 
   test('edit builds one after the other in one process serve what a whole read serves; a whole read ends the process', async () => {
@@ -331,7 +331,8 @@ describe('npm start\'s builder: one process, build after build (src/build/rebuil
       const first = await told(builder, dist, ['profiles/erin_99.yaml']);
       expect(first.code, first.stderr).toBe(0);
       expect(first.stdout).toMatch(/^Built /m);
-      expect(first.stdout).toMatch(/Nothing else changed before the last build began/);
+      // The check runs after, in a process of its own, and says nothing when it finds nothing.
+      expect(first.stdout).not.toMatch(/Nothing else changed/);
       // The second build starts from the record the first one wrote, read by the same process.
       edit(content, 'bob', (t) => t.replace(/^displayName: .*$/m, 'displayName: "Second"'));
       fs.writeFileSync(path.join(content, 'profiles', 'bea.yaml'), 'displayName: Bea\ncreatedAt: 2024-01-01T00:00:00Z\n');
@@ -362,6 +363,29 @@ describe('npm start\'s builder: one process, build after build (src/build/rebuil
       expect(after.code, after.stderr).toBe(0);
       expect(after.stdout).not.toMatch(/Validating content/);
       expect(JSON.parse(servedText(servedState(dist).files.get('api/v1/users/bob')!)).data.displayName).toBe('Third');
+    } finally {
+      builder.stop();
+    }
+  }, 120_000);
+
+  test('a change the list left out is found by the check after the build, built, and reported', async () => {
+    const { content, dist } = firstBuild('builder-check');
+    let reported: (checked: Rebuilt) => void;
+    const checked = new Promise<Rebuilt>((resolve) => { reported = resolve; });
+    const builder = builderFor(content, dist, {}, (r) => reported(r));
+    try {
+      edit(content, 'erin_99', (t) => t.replace(/^bio: .*$/m, 'bio: "Listed."'));
+      edit(content, 'bob', (t) => t.replace(/^displayName: .*$/m, 'displayName: "Not listed"'));
+      const r = await told(builder, dist, ['profiles/erin_99.yaml']);
+      expect(r.code, r.stderr).toBe(0);
+      const served = servedRelease(dist);
+      const check = await checked;
+      expect(check.code, check.stderr).toBe(0);
+      expect(check.stdout).toMatch(/^Built /m);
+      expect(servedRelease(dist)).not.toBe(served);
+      const a = servedState(dist);
+      expect(JSON.parse(servedText(a.files.get('api/v1/users/bob')!)).data.displayName).toBe('Not listed');
+      expect(JSON.parse(servedText(a.files.get('api/v1/users/erin_99')!)).data.bio).toBe('Listed.');
     } finally {
       builder.stop();
     }
