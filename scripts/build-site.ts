@@ -11,7 +11,7 @@ import { DEFAULT_SITE_URL, buildTimeFromEnv, changedFromEnv, cloudflareAssetLimi
 import { contentDirFromEnv } from '../src/content/load.ts';
 import { checkFaults } from '../src/build/faults.ts';
 import { runBuild, type BuildOptions, type BuildResult } from '../src/build/pipeline.ts';
-import { serveRebuilds, spawnCheck } from '../src/build/rebuilds.ts';
+import { serveRebuilds } from '../src/build/rebuilds.ts';
 import { readForNextBuild } from '../src/build/plan.ts';
 import { parseCli } from '../src/cli.ts';
 
@@ -76,11 +76,11 @@ function optionsFrom(request: Record<string, string | undefined> = {}): BuildOpt
  * build: what changed later is the watcher's next build), and anything the list left out is built;
  * here, or with `check: false` by the caller (`checkBefore`: npm start's builder starts a process).
  */
-async function build(request?: Record<string, string | undefined>, { check = true } = {}): Promise<BuildResult & { checkBefore?: number }> {
+async function build(request?: Record<string, string | undefined>, { check = true, editOnly = false } = {}): Promise<BuildResult & { checkBefore?: number }> {
   const startedAt = Date.now();
   let options: BuildOptions;
   try {
-    options = optionsFrom(request);
+    options = { ...optionsFrom(request), editOnly };
   } catch (e) {
     console.error(`build: ${(e as Error).message}`);
     return { code: 2, readEveryProfile: false };
@@ -93,5 +93,7 @@ async function build(request?: Record<string, string | undefined>, { check = tru
   return { code: checked.code === 75 ? 0 : checked.code, readEveryProfile: built.readEveryProfile || checked.readEveryProfile };
 }
 
-if (cli.values.rebuilds) await serveRebuilds({ build: (request) => build(request, { check: false }), read: () => readForNextBuild(optionsFrom()), check: (before) => spawnCheck(fileURLToPath(import.meta.url), before) });
-else process.exitCode = (await build()).code;
+const script = fileURLToPath(import.meta.url);
+if (cli.values.rebuilds) {
+  await serveRebuilds({ build: (request) => build(request, { check: false, editOnly: true }), read: () => readForNextBuild(optionsFrom()), script });
+} else process.exitCode = (await build()).code;

@@ -22,6 +22,7 @@ import { renderPages, type Rendered } from './render.ts';
 import { startWriting, writeRelease, type Written } from './write.ts';
 import { codingLayoutOf } from './files/compress.ts';
 import { publishRelease } from './publish.ts';
+import { EX_ELSEWHERE } from './rebuilds.ts';
 
 /** What a build is asked to do: read once from the command line and the environment (scripts/build-site.ts). */
 export interface BuildOptions {
@@ -62,6 +63,12 @@ export interface BuildOptions {
    * changed files passes that build's start: what changed later is the watcher's next build.
    */
   ifChangedBefore: number | undefined;
+  /**
+   * Only an edit build (or BUILD_IF_CHANGED finding nothing) here; one that must read every profile
+   * returns EX_ELSEWHERE before it reads any: `npm start`'s builder, which holds the served record
+   * (0.7 GB at 1,000,000 profiles), runs it in a process of its own (src/build/rebuilds.ts).
+   */
+  editOnly?: boolean;
 }
 
 /** A build stopped on purpose, with a message that says why and what to do: no stack trace. */
@@ -90,7 +97,7 @@ export interface Build {
 
 /** How a build ended. */
 export interface BuildResult {
-  /** Its exit code: 0, 1 (failed, or bad content), 2 (bad options), 75 (another build holds the lock). */
+  /** Its exit code: 0, 1 (failed, or bad content), 2 (bad options), 65 (EX_ELSEWHERE), 75 (another build holds the lock). */
   code: number;
   /** Whether it read every profile (or compiled the code): what `npm start`'s builder does not stay for (rebuilds.ts). */
   readEveryProfile: boolean;
@@ -172,6 +179,11 @@ async function runBuildSteps(o: BuildOptions, heavy: () => void): Promise<number
 
   const read = await readContent(build);
   if (!('unchanged' in read) && !('edit' in read && read.edit)) heavy();
+  if ('elsewhere' in read) {
+    process.off('exit', unlock);
+    unlock();
+    return EX_ELSEWHERE;
+  }
   if ('unchanged' in read) {
     reportNothingChanged(build);
     process.off('exit', unlock);

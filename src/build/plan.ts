@@ -62,10 +62,12 @@ export interface ContentRead {
 }
 
 /** Reads the content: an edit build's few files, or every file, validated; for BUILD_IF_CHANGED, maybe nothing changed. */
-export async function readContent(build: Build): Promise<ContentRead | { problems: ContentProblem[]; saveValidationCache: () => void } | { unchanged: string }> {
+export async function readContent(build: Build): Promise<ContentRead | { problems: ContentProblem[]; saveValidationCache: () => void } | { unchanged: string } | { elsewhere: true }> {
   const { o } = build;
   const edit = await editBuild(build);
   if (edit === 'unchanged') return { unchanged: servedRelease(o.distDir)! };
+  // npm start's builder, which holds the served record, hands a build of every profile to a process of its own.
+  if (!edit && o.editOnly) return { elsewhere: true };
   if (edit) {
     for (const w of edit.plan.kept.warnings) console.warn(`warning: ${w}`);
     const { plan } = edit;

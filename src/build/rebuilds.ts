@@ -7,9 +7,10 @@
 //   variables of that build (CHANGED_FILES, CHANGED_SINCE) over the builder's environment.
 // - The builder prints the build's output as a build does, then `END` and the exit code as a line of
 //   its own on stdout and on stderr: the watcher takes each stream's output up to it as that build's.
-// - After a build that read every profile (or one refused before it started) the builder exits
-//   once it has said so: such a build holds the most memory a build holds, and a process started
-//   afresh (the watcher starts one at once) holds only the record. The same after a crash.
+// - A build that must read every profile is run by `npm run build` in a process of its own (the
+//   builder's memory holds the record, and such a build at 1,000,000 profiles needs 4 GB more);
+//   then the builder exits, and the watcher starts another, which reads the new record. The same
+//   after a crash.
 // - A build told which files changed is checked after it served (build-site.ts): here by a process
 //   of its own at the lowest priority, which takes no lock while it looks (pipeline.ts), so the next
 //   edit is not kept waiting (at 1,000,000 profiles the look takes 6 s). One check at a time: a newer
@@ -20,6 +21,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import readline from 'node:readline';
 import type { BuildResult } from './pipeline.ts';
+
+/** The exit code of a build with `editOnly` (pipeline.ts) that must read every profile: run it in a process of its own. */
+export const EX_ELSEWHERE = 65;
 
 /** The line that ends a build's output on each stream: `END <code>`, then `leaving` when the builder exits after it. */
 export const END = '\u001eend of build';
@@ -32,12 +36,12 @@ export interface Rebuilds {
   build(request: Record<string, string | undefined>): Promise<BuildResult & { checkBefore?: number }>;
   /** Reads what the next build reads first (the served record...), before the first build and after each. */
   read(): void;
-  /** Starts a check (`npm run build` with BUILD_IF_CHANGED=`before`), its stdout and stderr piped. */
-  check(before: number): ChildProcess;
+  /** scripts/build-site.ts: a check, and a build of every profile, run as processes of their own. */
+  script: string;
 }
 
 /** The builder's side: a build for each line read from stdin. */
-export async function serveRebuilds({ build, read, check }: Rebuilds): Promise<void> {
+export async function serveRebuilds({ build, read, script }: Rebuilds): Promise<void> {
   // Reading ahead only saves time: what fails here, the build reports (bad options, a broken record).
   const warm = () => {
     try {
@@ -57,7 +61,7 @@ export async function serveRebuilds({ build, read, check }: Rebuilds): Promise<v
   let checking: ChildProcess | undefined;
   const startCheck = (before: number) => {
     checking?.kill();
-    const child = check(before);
+    const child = spawnCheck(script, before);
     checking = child;
     // The lowest priority: the thread that looks and the threads it starts yield to the next edit's build.
     try { os.setPriority(child.pid!, 19); } catch { /* not allowed: it runs as any build */ }
@@ -78,8 +82,11 @@ export async function serveRebuilds({ build, read, check }: Rebuilds): Promise<v
   for await (const line of readline.createInterface({ input: process.stdin, crlfDelay: Infinity })) {
     let result: BuildResult & { checkBefore?: number };
     building = true;
+    const request = requestOf(line);
     try {
-      result = await build(requestOf(line));
+      result = await build(request);
+      // A build of every profile: by `npm run build` in a process of its own, printing into the same streams.
+      if (result.code === EX_ELSEWHERE) result = { code: await runElsewhere(script, request), readEveryProfile: true };
     } catch (e) {
       console.error(`build: ${(e as Error).stack ?? e}`);
       result = { code: 1, readEveryProfile: true };
@@ -200,10 +207,21 @@ export class Builder {
 export const spawnBuilder = (execPath: string, nodeArgs: string[], cwd: string, env: NodeJS.ProcessEnv) => (): ChildProcess =>
   spawn(execPath, [...nodeArgs, '--rebuilds'], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env });
 
-/** A check (`script`: scripts/build-site.ts) with this process's Node arguments and environment, BUILD_IF_CHANGED=`before`, not told of changed files. */
-export function spawnCheck(script: string, before: number): ChildProcess {
-  const env: NodeJS.ProcessEnv = { ...process.env, BUILD_IF_CHANGED: String(before) };
-  delete env.CHANGED_FILES;
-  delete env.CHANGED_SINCE;
-  return spawn(process.execPath, [...process.execArgv, script], { stdio: ['ignore', 'pipe', 'pipe'], env });
+/** `script` (scripts/build-site.ts) with this process's Node arguments and environment, with `vars` set (undefined: unset). */
+function spawnScript(script: string, vars: Record<string, string | undefined>, stdio: 'pipe' | 'inherit'): ChildProcess {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const [name, value] of Object.entries(vars)) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return spawn(process.execPath, [...process.execArgv, script], { stdio: ['ignore', stdio, stdio], env });
+}
+
+/** A check: BUILD_IF_CHANGED=`before`, not told of changed files; its stdout and stderr piped. */
+const spawnCheck = (script: string, before: number) => spawnScript(script, { BUILD_IF_CHANGED: String(before), CHANGED_FILES: undefined, CHANGED_SINCE: undefined }, 'pipe');
+
+/** The build of `request` by a process of its own, printing into this one's stdout and stderr; resolves with its exit code. */
+function runElsewhere(script: string, request: Record<string, string | undefined>): Promise<number> {
+  const child = spawnScript(script, request, 'inherit');
+  return new Promise((resolve) => child.once('close', (code, signal) => resolve(code ?? 128 + os.constants.signals[signal!])));
 }
