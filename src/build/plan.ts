@@ -371,6 +371,19 @@ export function readForNextBuild(o: BuildOptions): void {
   readCachedInputs(validationCacheFile(o.root, o.contentDir));
 }
 
+/**
+ * The record a build wrote for release `id` (at `writtenAt`, before the release is named), as
+ * readRecord will read it once the release is served (record.ts `writeRecord`): the record the next
+ * build of this process reads, unless the file has changed since.
+ */
+export function keepWrittenRecord(distDir: string, id: string, writtenAt: string, record: ReleaseRecord | undefined): void {
+  const identity = record?.source && stampOf(writtenAt)?.stamp;
+  if (!identity) return;
+  const file = buildLayout(releasePath(distDir, id)).record;
+  // Its lines are read (copied) from where the release will be.
+  lastRecord = { file, identity, record: Object.defineProperty({ ...record }, 'source', { value: { ...record.source!, file }, enumerable: false }) };
+}
+
 /** The record of release `id` of `distDir`, from memory when its file is the one read last. */
 export function readServedRecord(distDir: string, id: string): ReleaseRecord {
   const file = buildLayout(releasePath(distDir, id)).record;

@@ -18,7 +18,7 @@ import { assetLimitProblem, uploadedAssetFiles } from './hosts/cloudflare-assets
 import { folderLimitWarning, foldersPastLimit } from './hosts/static-host-files.ts';
 import { faultPoint } from './faults.ts';
 import { BuildRefused, type Build } from './pipeline.ts';
-import { USERS_DIR, servedRecord, type ContentRead, type ReleasePlan } from './plan.ts';
+import { USERS_DIR, keepWrittenRecord, servedRecord, type ContentRead, type ReleasePlan } from './plan.ts';
 import type { Rendered } from './render.ts';
 
 /** The layered folder of previews, as layers.ts names files. */
@@ -115,7 +115,9 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
       whole.decorationEntries, exampleOf(index.users), whole.warnings,
     ));
     // Lines of rows the same as the served record's are copied from it (record.ts).
-    writeRecord(freshLayout.record, { manifest: release.pages.manifest, times: times.record(), kept, files: read.digests }, served.id ? servedRecord(build, served.id) : undefined);
+    const record = writeRecord(freshLayout.record, { manifest: release.pages.manifest, times: times.record(), kept, files: read.digests }, served.id ? servedRecord(build, served.id) : undefined);
+    // The next build of this process (the check after, `npm start`'s next edit) need not read it.
+    keepWrittenRecord(o.distDir, id, freshLayout.record, record);
     writeReleaseInfo(fresh, { id, previous: served.id ?? null, builtAt: index.builtAt, ...(layers && { layers }) });
     return written;
   });

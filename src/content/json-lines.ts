@@ -81,10 +81,8 @@ function* jsonLines(file: string, chunkBytes: number, at?: LineAt[]): Generator<
   }
 }
 
-/** Writes one line of `value` to the open file `fd`. */
-export const writeJsonLine = (fd: number, value: unknown): void => {
-  fs.writeSync(fd, `${JSON.stringify(value)}\n`);
-};
+/** Writes one line of `value` to the open file `fd`; returns its bytes. */
+export const writeJsonLine = (fd: number, value: unknown): number => fs.writeSync(fd, `${JSON.stringify(value)}\n`);
 
 /** Copies the bytes `at` of the open file `from` (whole lines, newline included) to the open file `fd`. */
 export function copyLines(fd: number, from: number, at: LineAt, buffer?: Buffer): Buffer {

@@ -112,6 +112,25 @@ describe('the release record', () => {
     }
   });
 
+  test('what writeRecord gives is what readRecord reads back, lines and columns included', () => {
+    const n = ROWS_PER_LINE * 3 + 5;
+    const servedFile = tempFile();
+    // Unaligned parts (the times in another order): nothing given, the next build reads the file.
+    expect(writeRecord(servedFile, recordOf(n))).toBeUndefined();
+    const served = readRecord(servedFile);
+    const sourceOf = (r: ReleaseRecord) => Object.getOwnPropertyDescriptor(r, 'source')!.value as unknown;
+    for (const next of [served, withRow(served, 7, 'user000006a'), withoutRow(served, ROWS_PER_LINE + 1)]) {
+      for (const from of [undefined, served]) {
+        const file = tempFile();
+        const written = writeRecord(file, next, from)!;
+        const read = readRecord(file);
+        expect(written).toEqual(read);
+        expect(sourceOf(written)).toEqual(sourceOf(read));
+        expect(Object.isFrozen(written.manifest!.pages)).toBe(true);
+      }
+    }
+  });
+
   test('parts a build did not keep stay undefined', () => {
     const file = tempFile();
     const { manifest, times } = recordOf(3);
