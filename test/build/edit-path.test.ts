@@ -52,6 +52,21 @@ function expectSameServed(dist: string, reference: string, context = '') {
   return a;
 }
 
+/**
+ * What `dist` serves after builds that made more releases than one whole read makes from the same
+ * served state (`reference`): the same bytes and records, in other layers. Returns it.
+ */
+function servesAsWholeReadInMoreReleases(content: string, dist: string, reference: string) {
+  const theirs = buildFixture(content, reference, settled(FIRST + 60, { EDIT_PATH: '0' }));
+  expect(theirs.status, theirs.stderr).toBe(0);
+  const [a, b] = [servedState(dist), servedState(reference)];
+  expect([...a.files.keys()]).toEqual([...b.files.keys()]);
+  for (const [file, bytes] of b.files) expect(a.files.get(file)!.equals(bytes), file).toBe(true);
+  expect(a.records).toEqual(b.records);
+  expect(a.kept).toEqual(b.kept);
+  return a;
+}
+
 /** The fixture with one more profile before alice (the API description's example). */
 function fixtureWithAaron(content: string) {
   fs.cpSync(FIXTURE, content, { recursive: true });
@@ -267,14 +282,7 @@ describe('edit builds told which files changed (npm start sets CHANGED_FILES)', 
     // The listed build, then the check's build of bob's edit.
     expect(builtLines(ours.stdout)).toBe(2);
     expect(ours.stdout).not.toMatch(/Nothing else changed/);
-    const theirs = buildFixture(content, reference, settled(FIRST + 60, { EDIT_PATH: '0' }));
-    expect(theirs.status, theirs.stderr).toBe(0);
-    // The same bytes and records; in two releases where the whole read made one, so other layers.
-    const [a, b] = [servedState(dist), servedState(reference)];
-    expect([...a.files.keys()]).toEqual([...b.files.keys()]);
-    for (const [file, bytes] of b.files) expect(a.files.get(file)!.equals(bytes), file).toBe(true);
-    expect(a.records).toEqual(b.records);
-    expect(a.kept).toEqual(b.kept);
+    const a = servesAsWholeReadInMoreReleases(content, dist, reference);
     expect(a.files.has('api/v1/users/bea')).toBe(true);
     expect(a.files.has('api/v1/users/erin_99')).toBe(false);
     expect(JSON.parse(servedText(a.files.get('api/v1/users/bob')!)).data.displayName).toBe('Left out');
@@ -341,14 +349,7 @@ describe('npm start\'s builder: one process, build after build (src/build/rebuil
       expect(second.stdout.split('\n').filter((l) => l.startsWith('Built '))).toHaveLength(1);
       expect(second.stdout).not.toMatch(/every profile is (read|stamped)|Validating content/);
       expect(builder.child!.pid).toBe(pid);
-      const theirs = buildFixture(content, reference, settled(FIRST + 60, { EDIT_PATH: '0' }));
-      expect(theirs.status, theirs.stderr).toBe(0);
-      // The same bytes and records; in two releases where the whole read made one, so other layers.
-      const [a, b] = [servedState(dist), servedState(reference)];
-      expect([...a.files.keys()]).toEqual([...b.files.keys()]);
-      for (const [file, bytes] of b.files) expect(a.files.get(file)!.equals(bytes), file).toBe(true);
-      expect(a.records).toEqual(b.records);
-      expect(a.kept).toEqual(b.kept);
+      const a = servesAsWholeReadInMoreReleases(content, dist, reference);
       expect(JSON.parse(servedText(a.files.get('api/v1/users/bob')!)).data.displayName).toBe('Second');
 
       // A file outside profiles/ changed: this build reads every profile, and a new builder follows.
