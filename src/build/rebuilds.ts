@@ -59,6 +59,15 @@ export async function serveRebuilds({ build, read, script }: Rebuilds): Promise<
     }
   };
   let checking: ChildProcess | undefined;
+  let elsewhere: ChildProcess | undefined;
+  // The builder stopped (stdin closed, a signal): so are its children, which would write into closed
+  // pipes (a build stopped half-way leaves the last good release served).
+  const stopChildren = () => {
+    checking?.kill();
+    if (elsewhere?.exitCode === null) elsewhere.kill();
+  };
+  process.once('exit', stopChildren);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
   const startCheck = (before: number) => {
     checking?.kill();
     const child = spawnCheck(script, before);
@@ -86,7 +95,7 @@ export async function serveRebuilds({ build, read, script }: Rebuilds): Promise<
     try {
       result = await build(request);
       // A build of every profile: by `npm run build` in a process of its own, printing into the same streams.
-      if (result.code === EX_ELSEWHERE) result = { code: await runElsewhere(script, request), readEveryProfile: true };
+      if (result.code === EX_ELSEWHERE) result = { code: await runElsewhere(script, request, (child) => { elsewhere = child; }), readEveryProfile: true };
     } catch (e) {
       console.error(`build: ${(e as Error).stack ?? e}`);
       result = { code: 1, readEveryProfile: true };
@@ -221,7 +230,8 @@ function spawnScript(script: string, vars: Record<string, string | undefined>, s
 const spawnCheck = (script: string, before: number) => spawnScript(script, { BUILD_IF_CHANGED: String(before), CHANGED_FILES: undefined, CHANGED_SINCE: undefined }, 'pipe');
 
 /** The build of `request` by a process of its own, printing into this one's stdout and stderr; resolves with its exit code. */
-function runElsewhere(script: string, request: Record<string, string | undefined>): Promise<number> {
+function runElsewhere(script: string, request: Record<string, string | undefined>, started: (child: ChildProcess) => void): Promise<number> {
   const child = spawnScript(script, request, 'inherit');
+  started(child);
   return new Promise((resolve) => child.once('close', (code, signal) => resolve(code ?? 128 + os.constants.signals[signal!])));
 }
