@@ -297,11 +297,15 @@ describe('edit builds told which files changed (npm start sets CHANGED_FILES)', 
     expect(same.stdout).toMatch(new RegExp(`Nothing else changed: release ${served} stays served`));
     expect(servedRelease(dist)).toBe(served);
     edit(content, 'bob', (t) => t.replace(/^displayName: .*$/m, 'displayName: "Later"'));
+    // A file outside profiles/ too (bob's creator file): the next build reads every profile.
+    const creator = path.join(content, 'creators', 'bob.yaml');
+    fs.writeFileSync(creator, `${fs.readFileSync(creator, 'utf8')}\n`);
     // Changed after the time given: the next build's, not this one's.
     expect(ifChanged(String(Date.now() - 60_000)).stdout).toMatch(/Nothing else changed before the last build began/);
     expect(servedRelease(dist)).toBe(served);
     const built = ifChanged(String(Date.now() + 60_000));
     expect(built.stdout).toMatch(/^Built /m);
+    expect(built.stdout).toMatch(/every profile is read: files outside profiles\/ changed/);
     expect(servedRelease(dist)).not.toBe(served);
     expect(JSON.parse(servedText(servedState(dist).files.get('api/v1/users/bob')!)).data.displayName).toBe('Later');
   }, 120_000);

@@ -94,15 +94,18 @@ describe('which files have siblings', () => {
 
   test('brotli\'s window fits the file: it decodes at every size around a window\'s edge, and compresses as well as the widest', () => {
     expect([100, 1_008, 1_009, 5_000, 1 << 20, 1 << 30].map(brotliWindowBits)).toEqual([10, 10, 11, 13, 21, 24]);
-    // Text that repeats from far back: a window too small for the file would lose the repeats.
-    const far = (n: number) => { const head = randomBytes(Math.floor(n / 2)).toString('hex').slice(0, Math.floor(n / 2)); return Buffer.from((head + head).slice(0, n)); };
+    // Text that repeats from far back: a window too small for the file would lose the repeats (and
+    // be about twice the size). Hex digits from a seeded generator: the same text every run.
+    let seed = 12345;
+    const hex = (n: number) => Array.from({ length: n }, () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 16) % 16).map((d) => d.toString(16)).join('');
+    const far = (n: number) => { const head = hex(Math.floor(n / 2)); return Buffer.from((head + head).slice(0, n)); };
     for (const edge of [1 << 10, 1 << 12, 1 << 16]) {
       for (const n of [edge - 17, edge - 16, edge - 15]) {
         const text = far(n);
         const br = compressedSiblings(text).get('.br')!;
         expect(zlib.brotliDecompressSync(br).equals(text), `${n} bytes`).toBe(true);
         const widest = zlib.brotliCompressSync(text, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: n } });
-        expect(br.byteLength, `${n} bytes`).toBeLessThanOrEqual(widest.byteLength + 8);
+        expect(br.byteLength, `${n} bytes`).toBeLessThanOrEqual(widest.byteLength * 1.03);
       }
     }
   });

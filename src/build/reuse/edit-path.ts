@@ -26,7 +26,7 @@ import { RACY_MS, stampFiles, stampList, type StampList } from '../../content/fi
 import { ContentReader, YAML_LIMIT, decodeText } from '../../content/read-file.ts';
 import { StampedFileCache, parseProfileFile, type PublicProfile } from '../../content/profile-files.ts';
 import type { Content } from '../../content/load.ts';
-import { digestFiles, folderDigest, type FileDigests } from '../../content/file-digests.ts';
+import { digestFiles, digestMap, folderDigest, type FileDigests } from '../../content/file-digests.ts';
 import { otherFiles, type KeptIndex } from './kept-index.ts';
 import type { ColumnChanges } from '../derived.ts';
 
@@ -178,8 +178,13 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   const settleMs = inputs.settleMs ?? RACY_MS;
   // By bytes: a file whose stamp the served record does not prove is read again, not taken as changed.
   const othersStamps = { stamps: stamps.stamps.slice(names.length), changedMs: stamps.changedMs.subarray(names.length) };
-  const digests = digestFiles(dir, others, inputs.digests(), scannedAt, settleMs, othersStamps);
-  if (folderDigest(digests) !== kept.others) return { reason: 'files outside profiles/ changed' };
+  const servedDigests = inputs.digests();
+  const digests = digestFiles(dir, others, servedDigests, scannedAt, settleMs, othersStamps);
+  const othersChanged = folderDigest(digests) !== kept.others;
+  // BUILD_IF_CHANGED after a told build: files outside profiles/ changed after the time it gives are
+  // the watcher's next build (it reads every profile), not this check's.
+  const othersChangedBefore = othersChanged && (inputs.ifChangedBefore === undefined || firstChange(digests, servedDigests, othersStamps) < inputs.ifChangedBefore);
+  if (othersChangedBefore) return { reason: 'files outside profiles/ changed' };
 
   const changedAt: number[] = [];
   /** Profiles whose stamp did not prove their bytes at the last build, read again and found the same: [place, digest of the bytes]. */
@@ -200,6 +205,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     const first = removed.length ? -Infinity : changedAt.reduce((t, i) => Math.min(t, stamps.stamps[i] === null ? -Infinity : stamps.changedMs[i]!), Infinity);
     if (first >= inputs.ifChangedBefore) return { unchanged: true };
   }
+  if (othersChanged) return { reason: 'files outside profiles/ changed' };
 
   const creatorFiles = new Set(tree.files.get('creators') ?? []);
   // A creator file without its profile is a problem, which the whole read reports.
@@ -350,6 +356,24 @@ function exampleOf(kept: KeptIndex, changed: PublicUser[], added: string[], read
   }
   const answer = parseJson<{ data: PublicUser }>(readServed(`${USERS_PATH.slice(1)}/${before.name}`));
   return answer?.data ? { user: answer.data, full: before.full } : { reason: `the served release has no answer for ${before.name}` };
+}
+
+/**
+ * When the first of the files outside `profiles/` that differ from the served release's changed (ms,
+ * by `stamped`, in `now`'s order): -Infinity for one removed or unreadable (nothing tells when), or
+ * when the served digests are unknown.
+ */
+function firstChange(now: FileDigests, served: FileDigests | undefined, stamped: StampList): number {
+  if (!served) return -Infinity;
+  const before = digestMap(served);
+  let first = Infinity;
+  for (let i = 0; i < now.files.length; i++) {
+    if (before.get(now.files[i]!) === now.digests[i]) continue;
+    first = Math.min(first, stamped.stamps[i] === null ? -Infinity : stamped.changedMs[i]!);
+  }
+  const present = new Set(now.files);
+  for (const file of served.files) if (!present.has(file)) return -Infinity;
+  return first;
 }
 
 /** The digest of a profile file's bytes as the loader makes it (profile-files.ts), or undefined when it cannot be read. */
