@@ -50,6 +50,10 @@ describe.skipIf(!hasGit)('the post-merge hook (skipped without git)', () => {
     expect(pull.stdout + pull.stderr).toContain('post-merge: building');
     // git passes a hook's stdout on to its own stderr.
     expect(pull.stderr).toMatch(/^Built 7 profiles/m);
+    // Told what the pull changed, as npm start tells a build: it looked at bob's file, then checked the rest.
+    expect(pull.stderr).toMatch(/Finding the changed profiles/);
+    expect(pull.stderr).not.toMatch(/every profile is (stamped|read)/);
+    expect(pull.stderr).toMatch(/Nothing else changed before the last build began/);
     expect(servedRelease(dist)).not.toBe(before);
     expect(bobAnswer().data.displayName).toBe('Bob Pulled');
   }, 120_000);
