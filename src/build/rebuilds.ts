@@ -1,8 +1,8 @@
 // `npm start`'s builder: one process (`npm run build -- --rebuilds`) that builds edit after edit,
 // so what every edit build would read first is read once, while no edit waits: Node and the code
-// (0.4 s), and the served release's record (plan.ts `servedRecord`: 2 s at 1,000,000 profiles,
-// read again after each build, before the next edit comes). The builds are the same as `npm run
-// build`'s, one at a time, with the same lock.
+// (0.4 s), and the served release's record (plan.ts `servedRecord`: 2 s at 1,000,000 profiles;
+// after a build, the record it wrote, handed over). The builds are the same as `npm run build`'s,
+// one at a time, with the same lock.
 // - The watcher (scripts/start-site.ts) writes one line of JSON per build to its stdin: the
 //   variables of that build (CHANGED_FILES, CHANGED_SINCE) over the builder's environment.
 // - The builder prints the build's output as a build does, then `END` and the exit code as a line of
@@ -91,8 +91,8 @@ export async function serveRebuilds({ build, read, script }: Rebuilds): Promise<
   for await (const line of readline.createInterface({ input: process.stdin, crlfDelay: Infinity })) {
     let result: BuildResult & { checkBefore?: number };
     building = true;
-    const request = requestOf(line);
     try {
+      const request = requestOf(line);
       result = await build(request);
       // A build of every profile: by `npm run build` in a process of its own, printing into the same streams.
       if (result.code === EX_ELSEWHERE) result = { code: await runElsewhere(script, request, (child) => { elsewhere = child; }), readEveryProfile: true };
