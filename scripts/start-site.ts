@@ -21,7 +21,7 @@ import { parseCli } from '../src/cli.ts';
 import { contentDirFromEnv } from '../src/content/load.ts';
 import { distDirFromEnv } from '../src/config.ts';
 import { servedRelease } from '../src/release/releases.ts';
-import { Builder, spawnBuilder } from '../src/build/rebuilds.ts';
+import { Builder, spawnBuilder, type Rebuilt } from '../src/build/rebuilds.ts';
 
 const cli = parseCli({
   name: 'start',
@@ -157,6 +157,9 @@ function rebuildOnChange(dir: string, build: (changed: readonly string[]) => Pro
 /** The most changed files a rebuild is told of (CHANGED_FILES); past it, it looks at every file (an edit build reads every profile past 1,000 anyway). */
 const MAX_LISTED = 1_000;
 
+/** The summary line of a build's output (the last, when a check built again after it). */
+const builtLine = (stdout: string) => stdout.trimEnd().split('\n').findLast((l) => l.startsWith('Built '));
+
 /** A build's stderr without what differs between two runs of the same failure: the release ids. */
 const sameFailure = (stderr: string) => stderr.replace(/\b\d{6}-\d{8}T\d{6}Z\b/g, '<release>');
 
@@ -170,9 +173,9 @@ const { CHANGED_FILES: _files, CHANGED_SINCE: _since, BUILD_IF_CHANGED: _if, ...
 let since = servedRelease(distDir);
 // The check after a rebuild found a change the watcher did not report, and built it (or failed):
 // the files listed since the rebuild began are still every change since that check began.
-const checked = (r: { code: number; stdout: string; stderr: string }) => {
+const checked = (r: Rebuilt) => {
   if (r.stderr) process.stderr.write(r.stderr);
-  const built = r.stdout.trimEnd().split('\n').findLast((l) => l.startsWith('Built '));
+  const built = builtLine(r.stdout);
   if (r.code === 0 && built) console.log(`start: a change the watcher did not report was found and built.\n${built}`);
   else console.error(`start: the check after the last build failed (exit code ${r.code}); the last good release is still served.`);
   since = servedRelease(distDir);
@@ -194,7 +197,7 @@ async function rebuild(files: readonly string[]): Promise<Outcome> {
   const said = sameFailure(r.stderr);
   // Warnings and problems are shown when they differ from the last build's, so a rebuild failing the same way again is one line.
   if (r.stderr && said !== lastStderr) process.stderr.write(r.stderr);
-  if (r.code === 0) console.log(r.stdout.trimEnd().split('\n').findLast((l) => l.startsWith('Built ')) ?? 'start: built.');
+  if (r.code === 0) console.log(builtLine(r.stdout) ?? 'start: built.');
   else console.error(said === lastStderr ? `start: the build failed as before (exit code ${r.code}); the last good release is still served.` : `start: the build failed (exit code ${r.code}); the last good release is still served.`);
   lastStderr = said;
   if (r.code !== 0) return 'failed';
