@@ -25,8 +25,13 @@ export function rawExchange(base: string, bytes: Buffer, isHead = false): Promis
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
-    // No encoding is set on the socket, so every chunk is a Buffer.
-    socket.on('data', (c: Buffer) => chunks.push(c));
+    // No encoding is set on the socket, so every chunk is a Buffer. A proxy may keep the
+    // connection open despite `Connection: close` (wrangler dev's does, for 5 s): the exchange
+    // ends as soon as the response is whole, or when the server closes.
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      if (isWhole(Buffer.concat(chunks), isHead)) socket.destroy();
+    });
     // The server may answer and close before it has read an oversized request: the reset that
     // follows is expected, and the answer already received still counts.
     socket.on('error', () => {});
@@ -38,6 +43,19 @@ export function rawExchange(base: string, bytes: Buffer, isHead = false): Promis
       }
     });
   });
+}
+
+/** Whether `raw` holds a whole response: its head, and the body its head announces (none for HEAD, 1xx, 204 and 304). */
+function isWhole(raw: Buffer, isHead: boolean): boolean {
+  const end = raw.indexOf('\r\n\r\n');
+  if (end < 0) return false;
+  const head = raw.subarray(0, end).toString('latin1');
+  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]);
+  if (isHead || status < 200 || status === 204 || status === 304) return true;
+  if (/\r\ntransfer-encoding:[^\r]*chunked/i.test(head)) return chunkedEnd(raw.subarray(end + 4)) !== undefined;
+  const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+  // Without a length the body ends when the server closes.
+  return length ? raw.byteLength - (end + 4) >= Number(length[1]) : false;
 }
 
 /** The first response in `raw` (a whole exchange's bytes as read). */
@@ -63,6 +81,20 @@ export function parseResponse(raw: Buffer, isHead = false): RawResponse {
     body,
     text: body.toString('utf8'),
   };
+}
+
+/** Where a chunked body in `data` ends (after its last chunk and the empty line), or undefined while it is not all there. */
+function chunkedEnd(data: Buffer): number | undefined {
+  let at = 0;
+  for (;;) {
+    const lineEnd = data.indexOf('\r\n', at);
+    if (lineEnd < 0) return undefined;
+    const size = parseInt(data.subarray(at, lineEnd).toString('latin1'), 16);
+    if (!Number.isFinite(size)) return undefined;
+    if (size === 0) return data.indexOf('\r\n\r\n', lineEnd) >= 0 ? data.byteLength : undefined;
+    at = lineEnd + 2 + size + 2;
+    if (at > data.byteLength) return undefined;
+  }
 }
 
 function dechunk(data: Buffer): Buffer {
