@@ -1,6 +1,6 @@
 // No step of the build is quadratic: each function a build runs over every profile, on generated
 // profile sets (fast-check), takes under BOUND times the CPU at K times the profiles. Linear is K
-// (32x), n log n about 1.5K, quadratic K² (1,024x); BOUND is halfway on a log scale (K^1.5, 181x).
+// (16x), n log n about 1.4K, quadratic K² (256x); BOUND is halfway on a log scale (K^1.5, 64x).
 // CPU time of this process (process.cpuUsage, user + system, so a thread or a file write counts),
 // the least of REPEATS runs. An edit build's plan (planEdit) likewise, over profile files on disk.
 // PROPERTY_RUNS and PROPERTY_SEED as elsewhere; SCALE_REPORT=1 prints each step's ratio.
@@ -34,12 +34,12 @@ import { BUILT_AT, SITE_URL } from '../support/helpers.ts';
 
 /** Profiles of the smaller set: large enough that a step's fixed costs do not hide a term in n². */
 const N = 1_000;
-const K = 32;
-/** Measured 9-58x for every step here on a loaded machine; a scan of a list per profile, 300x and more (see the commit). */
+const K = 16;
+/** Measured 4-27x for every step here (9-58x at 32x on a loaded machine); a scan of a list per profile, 300x and more at 32x. */
 const BOUND = Math.round(K ** 1.5);
 /** Profiles of the smaller edit build: files on disk, written for each run. */
 const N_EDIT = 1_000;
-const K_EDIT = 16;
+const K_EDIT = 8;
 const REPEATS = 5;
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 2);
 /** Writing 17,000 files a run is most of the edit test's time. */
