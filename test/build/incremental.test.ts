@@ -11,6 +11,8 @@ import { prerenderedUserBody, userData } from '../../src/api/prerendered.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { recycleUserFiles, writeUserFiles } from '../../src/build/files/write-build.ts';
 import { AnswerTimes } from '../../src/build/reuse/answer-times.ts';
+import { emptyStats } from '../../src/build/files/compress.ts';
+import type { PublicUser } from '../../src/schemas/api.ts';
 import { FIXTURE } from '../support/helpers.ts';
 
 const made: string[] = [];
@@ -357,6 +359,24 @@ describe('the user API files of a rebuild', () => {
     for (const e of s.users) expect(fs.readFileSync(path.join(staging, e.username)).equals(prerenderedUserBody(s.builtAt, userData(e)) as Buffer), e.username).toBe(true);
     expect(fs.statSync(path.join(staging, names[0]!)).ino).toBe(recycledInode);
     expect(fs.readFileSync(path.join(usersOf(target), names[0]!), 'utf8')).toBe('served');
+  });
+
+  // A few users are written in the build's own thread, more in a thread of their own: the same function, the same files.
+  test('written in the build\'s own thread (a few users) or in a thread of their own, the same bytes, codings included', async () => {
+    const s = site();
+    const written = async (users: Iterable<PublicUser>) => {
+      const staging = path.join(tempDir('incremental-users-'), 'users');
+      const compressed = { stats: emptyStats(), layout: 'packed' as const };
+      expect(await writeUserFiles(staging, s, new AnswerTimes(s.builtAt), users, compressed)).toBe(s.users.length);
+      return { files: new Map(fs.readdirSync(staging).sort().map((f) => [f, fs.readFileSync(path.join(staging, f))])), compressed: compressed.stats.files };
+    };
+    // An array of a few users: this thread; any other iterable: the worker thread.
+    const [here, there] = [await written(s.users), await written(s.users.values())];
+    expect([...here.files.keys()]).toEqual(s.users.map((u) => u.username).sort());
+    expect([...there.files.keys()]).toEqual([...here.files.keys()]);
+    for (const [name, bytes] of here.files) expect(there.files.get(name)!.equals(bytes), name).toBe(true);
+    expect(here.compressed).toBeGreaterThan(0);
+    expect(there.compressed).toBe(here.compressed);
   });
 
   test('a full build (or a first one) writes new files and leaves the retired release alone', async () => {

@@ -4,12 +4,14 @@
 // answers of a runtime that compresses itself (Workers).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { answer } from '../../src/api/handler.ts';
 import type { ReleaseFiles } from '../../src/api/release-files.ts';
-import { BROTLI_QUALITY, brotliWindowBits, compressedSiblings, MIN_COMPRESSED_BYTES } from '../../src/build/files/compress.ts';
+import { BROTLI_QUALITY, brotliWindowBits, compressedSiblings, compressRelease, MIN_COMPRESSED_BYTES } from '../../src/build/files/compress.ts';
+import { packCodings } from '../../src/release/coded-file.ts';
 import {
   BROTLI, GZIP, acceptedEncodings, compressedBaseOf, encodedEtag, filesAt, isCompressible, isServedFile, staticHostRuleHeaders,
 } from '../../src/http/headers.ts';
@@ -114,6 +116,27 @@ describe('which files have siblings', () => {
     const text = Buffer.from('<!doctype html>'.repeat(100));
     const [a, b] = [compressedSiblings(text), compressedSiblings(text)];
     for (const suffix of ['.br', '.gz']) expect(a.get(suffix)!.equals(b.get(suffix)!)).toBe(true);
+  });
+
+  // A batch's worth of files is compressed in the build's own thread, more in worker threads: the same function, the same files.
+  test('the compress step packs the same files in its threads as in the build\'s own (a batch\'s worth or fewer)', async () => {
+    const texts = (n: number) => new Map(Array.from({ length: n }, (_, i) => [`${i % 2 ? 'a' : 'b'}/${i}.json`, Buffer.from(JSON.stringify({ i, text: `entry ${i} `.repeat(20 + (i % 50)) }))]));
+    for (const n of [10, 300]) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compress-step-'));
+      try {
+        for (const [file, bytes] of texts(n)) {
+          fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+          fs.writeFileSync(path.join(dir, file), bytes);
+        }
+        const stats = await compressRelease(dir, 'packed');
+        expect(stats.files, `${n} files`).toBe(n);
+        for (const [file, bytes] of texts(n)) {
+          expect(fs.readFileSync(path.join(dir, file)).equals(packCodings(bytes, compressedSiblings(bytes))), `${n} files: ${file}`).toBe(true);
+        }
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    }
   });
 
   // Whoever wrote them (the render threads, the user files' thread, the compress step, which skips

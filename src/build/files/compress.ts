@@ -8,7 +8,7 @@
 // what is worth it are measured in docs/scale.md ("Compression").
 //
 // A file that has its codings is compressed already (a packed head, or siblings beside it): each
-// writer that rewrites a file of a folder holding siblings drops them (user-files-worker.ts,
+// writer that rewrites a file of a folder holding siblings drops them (user-files.ts,
 // render.ts `renderEdit`, write-build.ts `writeEditFiles`), and files linked from another release
 // bring theirs along (page-reuse.ts `linkPages`). In a layered release a sibling lives where its
 // file does (layers.ts).
@@ -19,7 +19,7 @@ import { Worker } from 'node:worker_threads';
 import type { DeployTarget } from '../../config.ts';
 import { ENCODINGS, isCompressible } from '../../http/headers.ts';
 import { listFiles } from '../../release/layers.ts';
-import { packCodings } from '../../release/coded-file.ts';
+import { isPacked, packCodings } from '../../release/coded-file.ts';
 
 /**
  * Where a release keeps the compressed codings of a file: `packed` inside the file itself
@@ -161,7 +161,12 @@ export async function compressRelease(clientDir: string, layout: CodingLayout, c
   const stats = emptyStats();
   if (!todo.length) return stats;
   const batches = interleavedBatches(todo);
-  const workers = Array.from({ length: Math.max(1, Math.min(threads, batches.length)) }, () => new Worker(new URL('./compress-worker.ts', import.meta.url)));
+  // A batch's worth of files (a small site, an edit): this thread, since a thread takes longer to start (~70 ms).
+  if (todo.length <= FILES_PER_BATCH) {
+    for (const files of batches) addStats(stats, compressBatch({ dir: clientDir, files, layout }));
+    return stats;
+  }
+  const workers = Array.from({ length: Math.min(threads, batches.length) }, () => new Worker(new URL('./compress-worker.ts', import.meta.url)));
   try {
     await Promise.all(workers.map((worker) => new Promise<void>((resolve, reject) => {
       const next = () => {
@@ -176,6 +181,19 @@ export async function compressRelease(clientDir: string, layout: CodingLayout, c
     })));
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
+  }
+  return stats;
+}
+
+/** Compresses the files of one batch that have no codings yet, each with one synchronous call; returns what it compressed. */
+export function compressBatch({ dir, files, layout }: CompressBatch): CompressStats {
+  const stats = emptyStats();
+  for (const file of files) {
+    const at = `${dir}/${file}`;
+    const bytes = fs.readFileSync(at);
+    if (isPacked(bytes)) continue;
+    // Written already: only what packing made of it, or its siblings.
+    writeCodedFile(at, codedFile(file, bytes, layout, stats), bytes);
   }
   return stats;
 }

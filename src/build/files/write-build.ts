@@ -15,7 +15,7 @@ import type { DeployTarget } from '../../config.ts';
 import { writeStaticHostFiles } from '../hosts/static-host-files.ts';
 import { writeStaticHostHeaders } from '../hosts/static-host-headers.ts';
 import { writeStaticHostRedirects } from '../hosts/static-host-redirects.ts';
-import type { UserFilesBatch } from './user-files-worker.ts';
+import { writeUserBatch, type UserFilesBatch, type UserFilesTarget } from './user-files.ts';
 import { addStats, type CodingLayout, type CompressStats } from './compress.ts';
 import type { AnswerTimes } from '../reuse/answer-times.ts';
 import type { Layers } from '../../release/layers.ts';
@@ -28,64 +28,82 @@ export interface WriteStats {
 
 /** Users per batch sent to the writing thread: ~1 MB, and at most two batches exist at a time. */
 const USERS_PER_BATCH = 1_000;
+/**
+ * Up to this many users (an edit, a small site) are written by the build's own thread: a thread
+ * takes ~70 ms to start, more than writing them (~0.2 ms a user, compressed).
+ */
+const USERS_IN_THIS_THREAD = 64;
 
 /**
  * Writes every user's pre-rendered answer to `<stagingDir>/<username>` (see `recycleUserFiles`) in
- * a worker thread (user-files-worker.ts says why), in batches, without blocking this thread: the
- * build runs it while Astro renders the pages, and `writeApiFiles` moves the folder into place with
- * one rename. The bytes are `prerenderedUserBody`'s, which `IndexFiles` makes in memory too.
- * Not an Astro endpoint: one cost more than 20% of build time (docs/design.md). With `compressed`,
- * each file written gets its compressed codings too, as its layout keeps them (compress.ts), counted there.
+ * a worker thread (user-files-worker.ts), in batches, without blocking this thread: the build runs
+ * it while Astro renders the pages, and `writeApiFiles` moves the folder into place with one
+ * rename; a few users (`USERS_IN_THIS_THREAD`) in this thread. The bytes are
+ * `prerenderedUserBody`'s, which `IndexFiles` makes in memory too. Not an Astro endpoint: one cost
+ * more than 20% of build time (docs/design.md). With `compressed`, each file written gets its
+ * compressed codings too, as its layout keeps them (compress.ts), counted there.
  */
 export async function writeUserFiles(stagingDir: string, index: SiteIndex, times: AnswerTimes, users: Iterable<PublicUser> = index.users, compressed?: { stats: CompressStats; layout: CodingLayout }, recycled = true): Promise<number> {
   await fs.promises.mkdir(stagingDir, { recursive: true });
-  const rel = `${USERS_PATH.replace(/^\/+/, '').replace(/\/*$/, '/')}`;
-  const worker = new Worker(new URL('./user-files-worker.ts', import.meta.url), { workerData: { dir: stagingDir, rel, layout: compressed?.layout } });
+  const target: UserFilesTarget = { dir: stagingDir, rel: `${USERS_PATH.replace(/^\/+/, '').replace(/\/*$/, '/')}`, layout: compressed?.layout };
   const usersLeft = users[Symbol.iterator]();
+  /** The next batch of answers, in a buffer of its own (not a slice of Node's pool), so it moves to the worker without a copy; undefined when none is left. */
+  const nextBatch = (): UserFilesBatch | undefined => {
+    const names: string[] = [];
+    const parts: Buffer[] = [];
+    const ends: number[] = [];
+    let length = 0;
+    for (let next = usersLeft.next(); !next.done; next = usersLeft.next()) {
+      const data = userData(next.value);
+      const body = prerenderedUserBody(times.user(next.value.username, data).timestamp, data);
+      names.push(next.value.username);
+      parts.push(body as Buffer);
+      ends.push(length += body.length);
+      if (names.length === USERS_PER_BATCH) break;
+    }
+    if (!names.length) return undefined;
+    const bytes = new Uint8Array(new ArrayBuffer(length));
+    let at = 0;
+    for (const part of parts) { bytes.set(part, at); at += part.length; }
+    return { names, ends, bytes: bytes.buffer };
+  };
   let written = 0;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      let inFlight = 0;
-      let finished = false;
-      const send = () => {
-        const names: string[] = [];
-        const parts: Buffer[] = [];
-        const ends: number[] = [];
-        let length = 0;
-        for (let next = usersLeft.next(); !next.done; next = usersLeft.next()) {
-          const data = userData(next.value);
-          const body = prerenderedUserBody(times.user(next.value.username, data).timestamp, data);
-          names.push(next.value.username);
-          parts.push(body as Buffer);
-          ends.push(length += body.length);
-          if (names.length === USERS_PER_BATCH) break;
-        }
-        if (!names.length) {
-          finished = true;
-          if (inFlight === 0) resolve();
-          return;
-        }
-        // A buffer of its own (not a slice of Node's pool), so it moves to the worker without a copy.
-        const bytes = new Uint8Array(new ArrayBuffer(length));
-        let at = 0;
-        for (const part of parts) { bytes.set(part, at); at += part.length; }
-        inFlight++;
-        worker.postMessage({ names, ends, bytes: bytes.buffer } satisfies UserFilesBatch, [bytes.buffer]);
-      };
-      worker.on('message', (done: { written: number; compressed: CompressStats }) => {
-        written += done.written;
-        if (compressed) addStats(compressed.stats, done.compressed);
-        inFlight--;
-        if (!finished) send();
-        else if (inFlight === 0) resolve();
+  const count = (done: { written: number; compressed: CompressStats }) => {
+    written += done.written;
+    if (compressed) addStats(compressed.stats, done.compressed);
+  };
+  if (Array.isArray(users) && users.length <= USERS_IN_THIS_THREAD) {
+    for (let batch = nextBatch(); batch; batch = nextBatch()) count(writeUserBatch(target, batch));
+  } else {
+    const worker = new Worker(new URL('./user-files-worker.ts', import.meta.url), { workerData: target });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let inFlight = 0;
+        let finished = false;
+        const send = () => {
+          const batch = nextBatch();
+          if (!batch) {
+            finished = true;
+            if (inFlight === 0) resolve();
+            return;
+          }
+          inFlight++;
+          worker.postMessage(batch, [batch.bytes]);
+        };
+        worker.on('message', (done: { written: number; compressed: CompressStats }) => {
+          count(done);
+          inFlight--;
+          if (!finished) send();
+          else if (inFlight === 0) resolve();
+        });
+        worker.once('error', reject);
+        worker.once('exit', (code) => reject(new Error(`the user files thread stopped (exit code ${code})`)));
+        send();
+        send();
       });
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`the user files thread stopped (exit code ${code})`)));
-      send();
-      send();
-    });
-  } finally {
-    await worker.terminate();
+    } finally {
+      await worker.terminate();
+    }
   }
   // Recycled files of profiles that are gone; none in a folder this build started empty, which at
   // 1,000,000 profiles would be a listing of 3 million entries.
