@@ -125,6 +125,8 @@ if (!hugo) console.log(`bench: no Hugo in this run (${hugoVersion.status === 0 ?
 // (read from there, so the benchmark can never measure other flags than the ones that ship).
 const buildScript = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } }).scripts.build;
 const [buildCommand, ...BUILD] = buildScript.split(/\s+/);
+/** A fresh clone has no compiled code kept either (scripts/support/compile-cache.ts). */
+const FRESH_CLONE_ENV = { NODE_DISABLE_COMPILE_CACHE: '1' };
 if (buildCommand !== 'node' || BUILD.at(-1) !== 'scripts/build-site.ts') throw new Error(`bench: unexpected build script: ${buildScript}`);
 
 // What this run generated and built, removed when it ends (even by a failure) unless --keep-build:
@@ -344,7 +346,7 @@ for (let q = 0; q < queue.length; q++) {
       fs.rmSync(validationCacheFile(ROOT, content), { force: true });
       fs.rmSync(distDir, { recursive: true, force: true });
       flush();
-      fresh = await run('fresh clone', BUILD, buildEnv(content, path.join(distDir, 'dist')));
+      fresh = await run('fresh clone', BUILD, { ...buildEnv(content, path.join(distDir, 'dist')), ...FRESH_CLONE_ENV });
       console.log(`fresh clone ${fresh.seconds.toFixed(1)} s, ${peaks(fresh)}`);
       fs.rmSync(distDir, { recursive: true, force: true });
       stepsBySize.push([n, medianSteps([fresh.steps])]);
@@ -406,7 +408,7 @@ for (let q = 0; q < queue.length; q++) {
     fs.rmSync(validationCacheFile(ROOT, content), { force: true });
     emptyDist();
     flush();
-    freshes.push(await run('fresh clone', BUILD, env));
+    freshes.push(await run('fresh clone', BUILD, { ...env, ...FRESH_CLONE_ENV }));
     if (withHugo) { flush(); hugos.push(await runHugo(hugoSite)); }
     const h = hugos.at(-1);
     const f = freshes.at(-1)!;
@@ -477,7 +479,7 @@ const perProfileLine = perProfile.release.inodes
 const buildPart = `### Builds
 
 ${machine}.
-Build times are wall time of the whole command (\`npm run build\`'s node flags), each timed run (ours, Hugo's, the floor's) started after \`sync\`, so that none pays for the writeback of the one before; every build has SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH}. A build's peak memory is the RSS of all its processes added up, sampled from /proc every 100 ms (scripts/bench/proc-tree.ts; each process once, threads are in their process's RSS), and in brackets the build process's own maximum RSS (Astro and the render threads run in it). Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered) into an empty output folder (as Hugo's and the floor's, emptied before the clock starts), with the code the first build of this code kept (src/build/astro/page-renderer.ts); fresh clone: no kept renderer, no validation cache, an empty output folder, as CI builds (\`astro build\` compiles, then its kept code renders the profile pages in threads); "new code": the first cold build after a change of code (\`KEPT_RENDERER=0\`, the validation cache ignored); rebuilds: the validation cache and unchanged pages reused (a layered release with the kept renderer when few changed), timed until the new release is served (the build's \`servedMs\`: the latency of an edit), the whole command in brackets; one profile edited (user000000's display name), then one added, then one removed, each its own rebuild. The last column compares, byte for byte, the files of the first ${EQUAL_PROFILES.toLocaleString('en')} profiles (page and API answer with their .br and .gz, and every image under media/) in the fresh clone's release with a ${EQUAL_PROFILES.toLocaleString('en')}-profile build of the same generator (its first profiles are the same at any size). ${hugo ? `Hugo ${hugo}: \`hugo --quiet -s SITE\` on the same profiles (../shared/anchors/hugo/mkhugo.mjs, not timed), from cold, in alternation with our cold build; its peak is its RSS high-water mark (VmHWM). Before each size its peak is predicted by linear growth from the largest size it ran at, and it runs only where that is within 80% of this machine's memory.` : 'No Hugo in this run (`hugo` not on PATH, or ../shared/anchors missing).'}
+Build times are wall time of the whole command (\`npm run build\`'s node flags), each timed run (ours, Hugo's, the floor's) started after \`sync\`, so that none pays for the writeback of the one before; every build has SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH}. A build's peak memory is the RSS of all its processes added up, sampled from /proc every 100 ms (scripts/bench/proc-tree.ts; each process once, threads are in their process's RSS), and in brackets the build process's own maximum RSS (Astro and the render threads run in it). Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered) into an empty output folder (as Hugo's and the floor's, emptied before the clock starts), with the code the first build of this code kept (src/build/astro/page-renderer.ts); fresh clone: no kept renderer, no validation cache, no compiled code kept (\`NODE_DISABLE_COMPILE_CACHE=1\`), an empty output folder, as CI builds (\`astro build\` compiles, then its kept code renders the profile pages in threads); "new code": the first cold build after a change of code (\`KEPT_RENDERER=0\`, the validation cache ignored); rebuilds: the validation cache and unchanged pages reused (a layered release with the kept renderer when few changed), timed until the new release is served (the build's \`servedMs\`: the latency of an edit), the whole command in brackets; one profile edited (user000000's display name), then one added, then one removed, each its own rebuild. The last column compares, byte for byte, the files of the first ${EQUAL_PROFILES.toLocaleString('en')} profiles (page and API answer with their .br and .gz, and every image under media/) in the fresh clone's release with a ${EQUAL_PROFILES.toLocaleString('en')}-profile build of the same generator (its first profiles are the same at any size). ${hugo ? `Hugo ${hugo}: \`hugo --quiet -s SITE\` on the same profiles (../shared/anchors/hugo/mkhugo.mjs, not timed), from cold, in alternation with our cold build; its peak is its RSS high-water mark (VmHWM). Before each size its peak is predicted by linear growth from the largest size it ran at, and it runs only where that is within 80% of this machine's memory.` : 'No Hugo in this run (`hugo` not on PATH, or ../shared/anchors missing).'}
 ${perProfileLine}
 | profiles | floor | floor peak | build | build peak: all processes (main) | build / floor (median of pairs) | Hugo | Hugo peak | build / Hugo (median of pairs) | fresh clone | its peak: all processes (main) | fresh clone / Hugo (median of pairs) | cold build of new code, peak | rebuild, no change: served (done) | one edited: served (done) | one added: served (done) | one removed: served (done) | edits' highest peak | first ${EQUAL_PROFILES.toLocaleString('en')} profiles' files vs a ${EQUAL_PROFILES.toLocaleString('en')}-profile build |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|

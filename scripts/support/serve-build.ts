@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SERVER_SCRIPT = 'src/server/main.ts';
+const COMPILE_CACHE_PRELOAD = './scripts/support/compile-cache.ts';
 
 export interface BuildOptions {
   contentDir: string;
@@ -75,12 +76,13 @@ export interface RunningServer {
 
 /**
  * The node flags of `npm run serve` (package.json), so that tests and benchmarks run our server as
- * operators do.
+ * operators do; without the compile cache's preload (compile-cache.ts), a file of the project that
+ * the Docker image's bundle does not hold: the environment gives the tests' processes their cache.
  */
 export const SERVE_NODE_FLAGS: readonly string[] = (() => {
   const command = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { serve: string } }).scripts.serve.split(/\s+/);
   if (command[0] !== 'node' || command.at(-1) !== SERVER_SCRIPT) throw new Error(`unexpected serve script: ${command.join(' ')}`);
-  return command.slice(1, -1);
+  return command.slice(1, -1).filter((flag, i, flags) => flag !== COMPILE_CACHE_PRELOAD && !(flag === '--import' && flags[i + 1] === COMPILE_CACHE_PRELOAD));
 })();
 
 /** Starts a server on 127.0.0.1 and a free port; resolves once it prints its address, rejects with its output when it exits before. */

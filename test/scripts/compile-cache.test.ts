@@ -1,0 +1,41 @@
+// package.json's scripts preload scripts/support/compile-cache.ts, so Node keeps the compiled code of
+// every module in node_modules/.cache/node-compile-cache and the next process starts without
+// compiling it again; the processes they start inherit it through the environment.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { ROOT } from '../support/helpers.ts';
+
+const PRELOAD = './scripts/support/compile-cache.ts';
+const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+
+/** What a process started with the preload reports: its compile cache folder and what it gives its children. */
+function withPreload(env: Record<string, string | undefined>) {
+  const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, ...rest } = process.env;
+  const r = spawnSync(process.execPath, ['--import', PRELOAD, '-e', 'console.log(JSON.stringify({ dir: require("node:module").getCompileCacheDir() ?? null, inherited: process.env.NODE_COMPILE_CACHE ?? null }))'], {
+    cwd: ROOT, encoding: 'utf8', env: { ...rest, ...env },
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as { dir: string | null; inherited: string | null };
+}
+
+describe('the compile cache', () => {
+  test('the builds, the server, npm start and the content CLIs preload it', () => {
+    for (const name of ['build', 'serve', 'start', 'check', 'rollback', 'new:profile', 'views:import', 'schemas']) {
+      expect(scripts[name]!.split(/\s+/).slice(0, 3), name).toEqual(['node', '--import', PRELOAD]);
+    }
+  });
+
+  test('kept in node_modules/.cache, given to the processes it starts; the environment may move it or turn it off', () => {
+    // Node keeps each version's code in a folder of its own inside it.
+    const own = path.join(ROOT, 'node_modules', '.cache', 'node-compile-cache');
+    const ours = withPreload({});
+    expect(ours.inherited).toBe(own);
+    expect(ours.dir?.startsWith(own + path.sep), ours.dir ?? 'none').toBe(true);
+    const elsewhere = path.join(ROOT, 'node_modules', '.cache', 'compile-cache-elsewhere');
+    expect(withPreload({ NODE_COMPILE_CACHE: elsewhere }).dir?.startsWith(elsewhere + path.sep)).toBe(true);
+    fs.rmSync(elsewhere, { recursive: true, force: true });
+    expect(withPreload({ NODE_DISABLE_COMPILE_CACHE: '1' }).dir).toBeNull();
+  });
+});
