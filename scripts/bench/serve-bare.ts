@@ -7,7 +7,8 @@
 // the file's `data` in a fresh envelope (`meta` of this request) for the query form, and a 404
 // naming the user with a fresh `meta`; a baseline that sent the file for the query form and one
 // fixed 404 body would measure less work than the contract's, not a faster server.
-// A path lookup asking for brotli gets the file's `.br` sibling, as ours sends it.
+// A path lookup asking for brotli gets the file's brotli bytes (inside the file in a `node` release,
+// its `.br` sibling in a `static` one), as ours sends them; every other answer the file itself.
 // `--contract-headers` sends what the contract asks of every answer too (CORS, Cache-Control, the
 // policy's other headers, an ETag): the same bytes on the wire as ours, so the difference left is
 // the cost of our code, not of the contract.
@@ -19,6 +20,7 @@ import { BROTLI, JSON_HEADERS, compressedBaseOf, encodedEtag } from '../../src/h
 import { etagOf } from '../../src/http/response.ts';
 import { layeredFiles, locator } from '../../src/release/layers.ts';
 import { readReleaseInfo, releasesDir, servedRelease } from '../../src/release/releases.ts';
+import { identityOf, isPacked, partOf } from '../../src/release/coded-file.ts';
 
 const [dist, flag] = process.argv.slice(2);
 const contract = flag === '--contract-headers';
@@ -39,11 +41,14 @@ for (const file of layeredFiles(releasesDir(dist), client, layers, USERS_DIR)) {
   // A compressed sibling (src/build/files/compress.ts) is read with its file.
   if (compressedBaseOf(file) !== undefined) continue;
   const name = file.slice(USERS_DIR.length);
-  const body = fs.readFileSync(path.join(at(file)!, file));
+  // A `node` release keeps the brotli bytes inside the file (src/release/coded-file.ts), a `static` one beside it.
+  const stored = fs.readFileSync(path.join(at(file)!, file));
+  const body = Buffer.from(identityOf(stored));
   const data = dataOf(body);
   // `{"success":true,"data":…`: the answer of the query form up to its `meta`.
   const head = body.subarray(0, data.byteOffset - body.byteOffset + data.length);
-  const br = readOptional(path.join(at(`${file}.br`)!, `${file}.br`));
+  const packedBr = partOf(stored, BROTLI);
+  const br = packedBr ? Buffer.from(packedBr) : isPacked(stored) ? undefined : readOptional(path.join(at(`${file}.br`)!, `${file}.br`));
   const etag = contract ? etagOf(body) : '';
   users.set(name, { body, head, etag, dataEtag: contract ? `W/${etagOf(data)}` : '', br, brEtag: contract && br ? encodedEtag(etag, BROTLI) : '' });
 }

@@ -13,6 +13,8 @@ import { add, scaled, shortOf, usage } from '../../scripts/bench/disk.ts';
 import { firstRung, hugoFits, hugoSkipped, nextHugoOnly, predictHugoMb } from '../../scripts/bench/hugo-fit.ts';
 import { compareBuilds, comparisonLine, profileFiles } from '../../scripts/bench/same-files.ts';
 import { ROOT } from '../support/helpers.ts';
+import { sharedBuild } from '../support/built-server.ts';
+import { serve } from '../../scripts/support/serve-build.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-parts-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -243,4 +245,35 @@ test('the generator\'s first profiles are the same at any size: the byte compari
   const views = (d: string) => fs.readFileSync(path.join(d, 'stats', 'views.yaml'), 'utf8').trimEnd().split('\n');
   expect(views(big).slice(0, views(small).length)).toEqual(views(small));
   expect(views(big).length).toBeGreaterThan(views(small).length);
+});
+
+describe('the bare server, the lookups\' baseline (serve-bare.ts)', () => {
+  // It must send what ours sends, or the ratio measures other bytes: a `node` release keeps each
+  // answer's codings inside its file (src/release/coded-file.ts), and the bare server once sent
+  // that whole file, codings and all, as the answer.
+  test('sends our answers\' bodies: the path form as is and in brotli, the query form\'s data, a 404', async () => {
+    const { dist, base } = sharedBuild();
+    const bare = await serve({ script: 'scripts/bench/serve-bare.ts', args: [dist] });
+    try {
+      const get = async (at: string, address: string, encoding = 'identity') => {
+        const res = await fetch(`${at}${address}`, { headers: { 'accept-encoding': encoding } });
+        return { status: res.status, coding: res.headers.get('content-encoding'), body: Buffer.from(await res.arrayBuffer()) };
+      };
+      for (const name of ['alice', 'bob', 'erin_99']) {
+        const [ours, theirs] = [await get(base, `/api/v1/users/${name}`), await get(bare.base, `/api/v1/users/${name}`)];
+        expect(theirs.status, name).toBe(200);
+        expect(theirs.body.equals(ours.body), name).toBe(true);
+        const [oursBr, theirsBr] = [await get(base, `/api/v1/users/${name}`, 'br'), await get(bare.base, `/api/v1/users/${name}`, 'br')];
+        expect([theirsBr.coding, oursBr.coding], name).toEqual(['br', 'br']);
+        expect(theirsBr.body.equals(oursBr.body), name).toBe(true);
+        const data = async (at: string) => (JSON.parse((await get(at, `/api/v1/users?username=${name}`)).body.toString('utf8')) as { data: unknown }).data;
+        expect(await data(bare.base), name).toEqual(await data(base));
+      }
+      const missing = await get(bare.base, '/api/v1/users/nobody-here');
+      expect(missing.status).toBe(404);
+      expect(JSON.parse(missing.body.toString('utf8')).error.code).toBe('USER_NOT_FOUND');
+    } finally {
+      await bare.stop();
+    }
+  });
 });
