@@ -166,9 +166,9 @@ describe('edit builds', () => {
   }, 120_000);
 
   test('among thousands, a profile added or removed makes again its browse page and the first; the others are the served files', () => {
-    // 4,000 generated profiles: about four browse pages (src/ui/browse.ts).
+    // 3,000 generated profiles: three browse pages (src/ui/browse.ts), the one added on the third.
     const { content, dist, reference } = firstBuild('edit-browse-pages', (dir) => {
-      const gen = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bench', 'generate-profiles.ts'), '4000', dir], { encoding: 'utf8' });
+      const gen = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bench', 'generate-profiles.ts'), '3000', dir], { encoding: 'utf8' });
       expect(gen.status, gen.stderr).toBe(0);
     });
     const pagesOf = (names: string[]) => browsePages(names).length;
