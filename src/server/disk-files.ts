@@ -149,7 +149,11 @@ export class DiskFiles implements ReleaseFiles {
       let at = 0;
       for (let n; at < size && (n = fs.readSync(fd, scratch, at, size - at, at)) > 0;) at += n;
       fs.closeSync(fd);
-      const part = unpack ? partOrNull(scratch.subarray(0, at), coding) : scratch.subarray(0, at);
+      const bytes = scratch.subarray(0, at);
+      // A packed file is read once for all its codings: each part is kept under its own name, so the
+      // client asking for brotli after one that asked for none (or the other way) reads no disk.
+      if (unpack && isPacked(bytes)) return this.#keepParts(stored, bytes, coding);
+      const part = unpack ? partOrNull(bytes, coding) : bytes;
       if (!part) return part;
       return this.#keep(file, part) ?? Buffer.from(part);
     } catch (e) {
@@ -183,6 +187,19 @@ export class DiskFiles implements ReleaseFiles {
     } finally {
       fs.close(fd, () => {});
     }
+  }
+
+  /** Keeps each part of the packed file `stored` (those not kept already) under its name; returns `coding`'s part (undefined: the file itself), or undefined when it has none. */
+  #keepParts(stored: string, bytes: Buffer, coding: Encoding | undefined): Buffer | undefined {
+    let wanted: Buffer | undefined;
+    for (const c of [undefined, ...ENCODINGS]) {
+      const part = partOf(bytes, c) as Buffer | undefined;
+      if (!part) continue;
+      const name = c ? stored + c.suffix : stored;
+      const kept = this.#cache.get(name)?.bytes ?? this.#keep(name, part);
+      if (c === coding) wanted = kept ?? Buffer.from(part);
+    }
+    return wanted;
   }
 
   /** A copy of `bytes` in the newest slab, remembered for `file`; undefined when too large to keep. */

@@ -108,6 +108,22 @@ describe('the Node server reads them', () => {
     }
   });
 
+  test('one read of a packed file keeps all its codings: the next client\'s coding is read from memory', async () => {
+    const files = release((c) => fs.writeFileSync(path.join(c, 'p', 'alice.html'), codedFile('p/alice.html', page, 'packed', emptyStats()).body));
+    const br = Buffer.from((await files.read('p/alice.html.br'))!);
+    expect(zlib.brotliDecompressSync(br).equals(page)).toBe(true);
+    // Gone from disk: only what was kept can answer now.
+    fs.rmSync(path.join(files.root, 'p', 'alice.html'));
+    expect(Buffer.from(files.kept('p/alice.html')!).equals(page)).toBe(true);
+    expect(zlib.gunzipSync(files.kept('p/alice.html.gz')!).equals(page)).toBe(true);
+    expect(files.kept('p/alice.html.br')).toBe(await files.read('p/alice.html.br'));
+    const r = await answer(request('/p/alice', { headers: { 'accept-encoding': 'gzip' } }), files);
+    expect(r.headers['content-encoding']).toBe('gzip');
+    expect(zlib.gunzipSync(r.body as Uint8Array).equals(page)).toBe(true);
+    // Each part counted once.
+    expect(files.cachedBytes).toBe(page.length + br.length + files.kept('p/alice.html.gz')!.length);
+  });
+
   test('a file too small for codings has none, and its address is not a sibling file', async () => {
     const small = '<!DOCTYPE html><p>hi</p>';
     const files = release((c) => {
