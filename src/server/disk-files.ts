@@ -189,15 +189,20 @@ export class DiskFiles implements ReleaseFiles {
     }
   }
 
-  /** Keeps each part of the packed file `stored` (those not kept already) under its name; returns `coding`'s part (undefined: the file itself), or undefined when it has none. */
+  /**
+   * Keeps `coding`'s part of the packed file `stored` (undefined: the file itself) under its name and
+   * returns it, or undefined when the file has none; its other parts too while the cache is less
+   * than half full, so that codings no one asked for yet never take the room of those asked for.
+   */
   #keepParts(stored: string, bytes: Buffer, coding: Encoding | undefined): Buffer | undefined {
-    let wanted: Buffer | undefined;
+    const wantedPart = partOf(bytes, coding) as Buffer | undefined;
+    const wanted = wantedPart && (this.#keep(coding ? stored + coding.suffix : stored, wantedPart) ?? Buffer.from(wantedPart));
     for (const c of [undefined, ...ENCODINGS]) {
+      if (c === coding) continue;
       const part = partOf(bytes, c) as Buffer | undefined;
-      if (!part) continue;
       const name = c ? stored + c.suffix : stored;
-      const kept = this.#cache.get(name)?.bytes ?? this.#keep(name, part);
-      if (c === coding) wanted = kept ?? Buffer.from(part);
+      if (!part || this.#cache.has(name) || this.#cachedBytes + part.length > this.#budget / 2) continue;
+      this.#keep(name, part);
     }
     return wanted;
   }

@@ -77,12 +77,12 @@ describe('the packed format', () => {
 describe('the Node server reads them', () => {
   const page = Buffer.from(`<!DOCTYPE html><html lang="en"><body>${'<p>Tea at four.</p>'.repeat(200)}</body></html>`);
 
-  function release(write: (client: string) => void): DiskFiles {
+  function release(write: (client: string) => void, budget?: number): DiskFiles {
     const client = fs.mkdtempSync(path.join(os.tmpdir(), 'coded-'));
     made.push(client);
     fs.mkdirSync(path.join(client, 'p'));
     write(client);
-    return new DiskFiles(client);
+    return new DiskFiles(client, budget);
   }
 
   test('a page and each coding from the one file; the answers as from siblings beside it', async () => {
@@ -122,6 +122,27 @@ describe('the Node server reads them', () => {
     expect(zlib.gunzipSync(r.body as Uint8Array).equals(page)).toBe(true);
     // Each part counted once.
     expect(files.cachedBytes).toBe(page.length + br.length + files.kept('p/alice.html.gz')!.length);
+  });
+
+  test('the codings not asked for are kept only while the cache is less than half full', async () => {
+    // Images (no codings) of 100 bytes fill 16 KB slabs with no room lost, so nothing is dropped before the cache is full.
+    const budget = 16 * 16 * 1024;
+    const files = release((c) => {
+      fs.mkdirSync(path.join(c, 'img'));
+      for (let i = 0; i < 2000; i++) fs.writeFileSync(path.join(c, 'img', `${i}.png`), Buffer.alloc(100, i % 256));
+      for (const name of ['alice', 'bob']) fs.writeFileSync(path.join(c, 'p', `${name}.html`), codedFile(`p/${name}.html`, page, 'packed', emptyStats()).body);
+    }, budget);
+    await files.read('p/alice.html.br');
+    expect(files.kept('p/alice.html')).toBeDefined();
+    for (let i = 0; files.cachedBytes <= budget / 2; i++) await files.read(`img/${i}.png`);
+    const before = files.cachedBytes;
+    expect(before).toBeLessThan(budget);
+    const br = (await files.read('p/bob.html.br'))!;
+    expect(zlib.brotliDecompressSync(br).equals(page)).toBe(true);
+    expect(files.kept('p/bob.html.br')).toBe(br);
+    expect(files.kept('p/bob.html')).toBeUndefined();
+    expect(files.kept('p/bob.html.gz')).toBeUndefined();
+    expect(files.cachedBytes).toBe(before + br.length);
   });
 
   test('a file too small for codings has none, and its address is not a sibling file', async () => {
