@@ -14,7 +14,10 @@ const work = workDir('post-merge-hook');
 const upstream = path.join(work, 'upstream');
 const content = path.join(work, 'content');
 const dist = path.join(work, 'dist');
-const env = { ...process.env, CONTENT_DIR: content, DIST_DIR: dist, SITE_URL: TEST_SITE_URL, SOURCE_DATE_EPOCH: String(BUILD_EPOCH) };
+// Stamps trusted at once (BUILD_SETTLE_MS=0), as in the edit path's tests: the clone writes every
+// file a moment before the first build, and a pull right after would find them too new to trust
+// (a whole read, correct but not what this test looks at) whenever the builds are fast.
+const env = { ...process.env, CONTENT_DIR: content, DIST_DIR: dist, SITE_URL: TEST_SITE_URL, SOURCE_DATE_EPOCH: String(BUILD_EPOCH), BUILD_SETTLE_MS: '0' };
 
 const git = (cwd: string, ...args: string[]) => {
   const r = spawnSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.net', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8', env });
@@ -37,7 +40,7 @@ describe.skipIf(!hasGit)('the post-merge hook (skipped without git)', () => {
     git(upstream, 'commit', '-qm', 'content');
     git(work, 'clone', '-q', upstream, content);
     fs.symlinkSync(path.join(ROOT, 'scripts', 'deploy', 'post-merge'), path.join(content, '.git', 'hooks', 'post-merge'));
-    const r = buildFixture(content, dist);
+    const r = buildFixture(content, dist, { BUILD_SETTLE_MS: '0' });
     expect(r.status, r.stderr).toBe(0);
   }, 120_000);
   afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
