@@ -195,14 +195,13 @@ export class DiskFiles implements ReleaseFiles {
    * than half full, so that codings no one asked for yet never take the room of those asked for.
    */
   #keepParts(stored: string, bytes: Buffer, coding: Encoding | undefined): Buffer | undefined {
-    const wantedPart = partOf(bytes, coding) as Buffer | undefined;
-    const wanted = wantedPart && (this.#keep(coding ? stored + coding.suffix : stored, wantedPart) ?? Buffer.from(wantedPart));
+    let wanted: Buffer | undefined;
     for (const c of [undefined, ...ENCODINGS]) {
-      if (c === coding) continue;
       const part = partOf(bytes, c) as Buffer | undefined;
+      if (!part) continue;
       const name = c ? stored + c.suffix : stored;
-      if (!part || this.#cache.has(name) || this.#cachedBytes + part.length > this.#budget / 2) continue;
-      this.#keep(name, part);
+      if (c === coding) wanted = this.#keep(name, part) ?? Buffer.from(part);
+      else if (!this.#cache.has(name) && this.#cachedBytes + part.length <= this.#budget / 2) this.#keep(name, part);
     }
     return wanted;
   }

@@ -52,7 +52,15 @@ function isWhole(raw: Buffer, isHead: boolean): boolean {
   const head = raw.subarray(0, end).toString('latin1');
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]);
   if (isHead || status < 200 || status === 204 || status === 304) return true;
-  if (/\r\ntransfer-encoding:[^\r]*chunked/i.test(head)) return chunkedEnd(raw.subarray(end + 4)) !== undefined;
+  if (/\r\ntransfer-encoding:[^\r]*chunked/i.test(head)) {
+    // Whole once its chunks read to the last one: dechunk throws while they do not.
+    try {
+      dechunk(raw.subarray(end + 4));
+      return true;
+    } catch {
+      return false;
+    }
+  }
   const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
   // Without a length the body ends when the server closes.
   return length ? raw.byteLength - (end + 4) >= Number(length[1]) : false;
@@ -81,20 +89,6 @@ export function parseResponse(raw: Buffer, isHead = false): RawResponse {
     body,
     text: body.toString('utf8'),
   };
-}
-
-/** Where a chunked body in `data` ends (after its last chunk and the empty line), or undefined while it is not all there. */
-function chunkedEnd(data: Buffer): number | undefined {
-  let at = 0;
-  for (;;) {
-    const lineEnd = data.indexOf('\r\n', at);
-    if (lineEnd < 0) return undefined;
-    const size = parseInt(data.subarray(at, lineEnd).toString('latin1'), 16);
-    if (!Number.isFinite(size)) return undefined;
-    if (size === 0) return data.indexOf('\r\n\r\n', lineEnd) >= 0 ? data.byteLength : undefined;
-    at = lineEnd + 2 + size + 2;
-    if (at > data.byteLength) return undefined;
-  }
 }
 
 function dechunk(data: Buffer): Buffer {

@@ -160,12 +160,12 @@ export async function compressRelease(clientDir: string, layout: CodingLayout, c
   const todo = files.filter((f) => isCompressible(f) && (layout === 'packed' || !ENCODINGS.some((e) => present.has(f + e.suffix))));
   const stats = emptyStats();
   if (!todo.length) return stats;
-  const batches = interleavedBatches(todo);
   // A batch's worth of files (a small site, an edit): this thread, since a thread takes longer to start (~70 ms).
   if (todo.length <= FILES_PER_BATCH) {
-    for (const files of batches) addStats(stats, compressBatch({ dir: clientDir, files, layout }));
+    addStats(stats, compressBatch({ dir: clientDir, files: todo, layout }));
     return stats;
   }
+  const batches = interleavedBatches(todo);
   const workers = Array.from({ length: Math.min(threads, batches.length) }, () => new Worker(new URL('./compress-worker.ts', import.meta.url)));
   try {
     await Promise.all(workers.map((worker) => new Promise<void>((resolve, reject) => {
