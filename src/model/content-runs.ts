@@ -50,3 +50,6 @@ export function runStarts(keys: readonly string[], sizes: RunSizes): number[] {
 export function cutAt<T>(items: readonly T[], starts: readonly number[]): T[][] {
   return starts.map((start, k) => items.slice(start, starts[k + 1] ?? items.length));
 }
+
+/** Whether two parts hold the same items in the same order: how an edit build tells a part it must make again. */
+export const sameItems = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);

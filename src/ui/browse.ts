@@ -7,7 +7,7 @@
 // every page after it. Every profile is listed, suspended ones too (their page says so): the pages
 // then change only when a profile is added or removed. They are made from the index's columns
 // (src/build/derived.ts), in a cold build and an edit build alike.
-import { cutAt, runStarts, type RunSizes } from '../model/content-runs.ts';
+import { cutAt, runStarts, sameItems, type RunSizes } from '../model/content-runs.ts';
 
 /**
  * Names per page: 500 to 2,000, about 1,000 (1,000 generated names made 48 KB of HTML, 2.4 KB
@@ -43,6 +43,6 @@ export function browsePages(names: readonly string[], sizes = BROWSE_PAGE_SIZES)
 export function changedBrowsePages(now: readonly string[], before: readonly string[], sizes = BROWSE_PAGE_SIZES): { changed: number[]; gone: number[] } {
   const [a, b] = [browsePages(now, sizes), browsePages(before, sizes)];
   const same = (x: BrowsePage, y: BrowsePage | undefined) =>
-    y !== undefined && x.pages === y.pages && x.total === y.total && x.names.length === y.names.length && x.names.every((n, i) => n === y.names[i]);
+    y !== undefined && x.pages === y.pages && x.total === y.total && sameItems(x.names, y.names);
   return { changed: a.filter((p, k) => !same(p, b[k])).map((p) => p.page), gone: b.slice(a.length).map((p) => p.page) };
 }

@@ -10,7 +10,7 @@
 // the page's last change is worse than none, since search engines stop trusting a site's lastmod.
 import type { PublicUser } from '../schemas/api.ts';
 import type { IndexColumns } from '../model/site-index.ts';
-import { cutAt, runStarts, type RunSizes } from '../model/content-runs.ts';
+import { cutAt, runStarts, sameItems, type RunSizes } from '../model/content-runs.ts';
 
 /** sitemaps.org: a sitemap file holds at most 50,000 URLs (and 50 MB); so does a sitemap index. */
 export const SITEMAP_MAX_URLS = 50_000;
@@ -47,10 +47,13 @@ const XMLNS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 /** What the sitemap reads of a profile. */
 export type SitemapUser = Pick<PublicUser, 'username' | 'status' | 'hasCustomDomain'>;
 
+/** Whether the sitemap lists a profile: active, and without a domain of its own (its page's address is then that domain, not this site's). */
+const listed = (suspended: boolean, hasCustomDomain: boolean) => !suspended && !hasCustomDomain;
+
 /** What the sitemap lists, in the index's order: `''` (the home page), then each listed profile's username. */
 export function sitemapEntries(users: readonly SitemapUser[]): string[] {
   const entries = [''];
-  for (const user of users) if (user.status === 'active' && !user.hasCustomDomain) entries.push(user.username);
+  for (const user of users) if (listed(user.status !== 'active', user.hasCustomDomain)) entries.push(user.username);
   return entries;
 }
 
@@ -90,7 +93,7 @@ export function siteSitemap(c: SitemapColumns): SitemapPart[] {
   let parts = BY_COLUMNS.get(c);
   if (!parts) {
     const entries = [''];
-    for (let i = 0; i < c.names.length; i++) if (!c.suspended[i] && c.domains[i] === null) entries.push(c.names[i]!);
+    for (let i = 0; i < c.names.length; i++) if (listed(Boolean(c.suspended[i]), c.domains[i] !== null)) entries.push(c.names[i]!);
     BY_COLUMNS.set(c, (parts = sitemapParts(entries)));
   }
   return parts;
@@ -104,7 +107,7 @@ export function siteSitemap(c: SitemapColumns): SitemapPart[] {
  */
 export function changedSitemapFiles(now: SitemapColumns, before: SitemapColumns): { changed: string[]; gone: string[] } {
   const [a, b] = [siteSitemap(now), new Map(siteSitemap(before).map((p) => [p.path, p]))];
-  const same = (x: SitemapPart, y: SitemapPart | undefined) => y !== undefined && x.index === y.index && x.entries.length === y.entries.length && x.entries.every((e, i) => e === y.entries[i]);
+  const same = (x: SitemapPart, y: SitemapPart | undefined) => y !== undefined && x.index === y.index && sameItems(x.entries, y.entries);
   const paths = new Set(a.map((p) => p.path));
   return { changed: a.filter((p) => !same(p, b.get(p.path))).map((p) => p.path), gone: [...b.keys()].filter((p) => !paths.has(p)) };
 }
