@@ -18,7 +18,7 @@ import { faultPoint } from './faults.ts';
 import { renderFingerprint } from './reuse/page-reuse.ts';
 import { rendererDir } from './astro/keep-renderer.ts';
 import { nothingChanged, planRelease, readContent, type ContentRead, type ReleasePlan } from './plan.ts';
-import { renderPages, type Rendered } from './render.ts';
+import { compileRenderer, renderPages, type Rendered } from './render.ts';
 import { startWriting, writeRelease, type Written } from './write.ts';
 import { codingLayoutOf } from './files/compress.ts';
 import { publishRelease } from './publish.ts';
@@ -87,6 +87,8 @@ export interface Build {
   /** Where the renderer `astro build` kept for this code and target is (keep-renderer.ts). */
   keptKey: { fingerprint: string; target: DeployTarget };
   keptDir: string;
+  /** `astro build` compiling this code, begun as the build started, when none was kept for it (render.ts `compileRenderer`). */
+  compiling?: Promise<void>;
   /** Runs one step, saying when it starts and how long it took. */
   step<T>(name: string, work: () => T | Promise<T>): Promise<T>;
   /** Seconds since the build started, as printed. */
@@ -176,28 +178,30 @@ async function runBuildSteps(o: BuildOptions, heavy: () => void): Promise<number
     console.warn(`build: took over the lock of build pid ${dead.pid} (started ${dead.startedAt}), which is no longer running.`);
   }
   await faultPoint('locked');
+  // The code holds no content: a first build of it compiles beside validating (render.ts).
+  // npm start's builder does not: a build that needs it runs in a process of its own (editOnly).
+  if (!o.editOnly) build.compiling = compileRenderer(build);
+  /** Ends a build that stops before rendering, once the compile it began has kept its renderer or failed. */
+  const stop = async (code: number) => {
+    await build.compiling?.catch(() => {});
+    process.off('exit', unlock);
+    unlock();
+    return code;
+  };
 
   const read = await readContent(build);
   if (!('unchanged' in read) && !('edit' in read && read.edit)) heavy();
-  if ('elsewhere' in read) {
-    process.off('exit', unlock);
-    unlock();
-    return EX_ELSEWHERE;
-  }
+  if ('elsewhere' in read) return stop(EX_ELSEWHERE);
   if ('unchanged' in read) {
     reportNothingChanged(build);
-    process.off('exit', unlock);
-    unlock();
-    return 0;
+    return stop(0);
   }
   saveValidationCache = read.saveValidationCache;
   if ('problems' in read) {
     for (const p of read.problems) console.error(formatProblem(p));
     console.error(`\n${read.problems.length} problem(s) in ${path.relative(process.cwd(), o.contentDir) || o.contentDir}. Nothing was built; ${path.relative(process.cwd(), o.distDir)}/ is untouched.`);
     console.error('Fix each line above (the hint says how), then run `npm run check` to try again quickly.');
-    process.off('exit', unlock);
-    unlock();
-    return 1;
+    return stop(1);
   }
   await faultPoint('validated');
   const release = await planRelease(build, read);

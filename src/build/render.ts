@@ -1,7 +1,8 @@
 // The render step: the profile pages the plan says changed, and the pages made from the whole index
 // (derived.ts), rendered by one engine: the code `astro build` compiled, kept (astro/keep-renderer.ts)
 // and run in this thread and worker threads on every core (astro/render-pages.ts). A first build of
-// new code runs `astro build` without profile pages, keeps its code, then renders them the same way.
+// new code compiles it with `astro build` beside validating the content (the code holds no content:
+// `compileRenderer`), then renders every page the same way.
 // Cloudflare's adapter compiles for workerd, so its pages are rendered by `astro build` itself.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,10 +10,11 @@ import v8 from 'node:v8';
 import { buildLayout } from '../release/layout.ts';
 import { LAYERED_DIRS, listFiles } from '../release/layers.ts';
 import { releasePath, servedRelease } from '../release/releases.ts';
-import { columnsOf } from '../model/site-index.ts';
+import { buildSiteIndex, columnsOf, type SiteIndex } from '../model/site-index.ts';
+import { mediaAddressesFor } from '../model/public-user.ts';
 import { handOverSiteIndex, pagesRendered } from './astro/page-data.ts';
 import { linkPages } from './reuse/page-reuse.ts';
-import { KEPT_FILE, KEPT_SERVER_DIR, keepRendererIn } from './astro/keep-renderer.ts';
+import { KEPT_FILE, KEPT_SERVER_DIR, keepRendererIn, readKept } from './astro/keep-renderer.ts';
 import { openRenderer, RendererUnavailable, type PageRenderer } from './astro/page-renderer.ts';
 import { WORKER_MIN_PAGES, renderProfilePages, threadCount } from './astro/render-pages.ts';
 import { astroFallback } from './astro/fallbacks.ts';
@@ -20,12 +22,66 @@ import { addStats, codingLayoutOf, emptyStats, type CompressStats } from './file
 import { wholeIndexFiles } from './derived.ts';
 import type { EditPlan } from './reuse/edit-path.ts';
 import { faultPoint } from './faults.ts';
-import type { Build } from './pipeline.ts';
+import type { Build, BuildOptions } from './pipeline.ts';
 import type { ContentRead, ReleasePlan } from './plan.ts';
 
 export type { PageRenderer };
 
-/** The renderer `astro build` kept for this code, or undefined: this build runs `astro build` (and keeps one). */
+/** Whether this build's pages are rendered by the kept renderer: not Cloudflare's, which `astro build` renders for workerd. */
+const usesEngine = (o: BuildOptions): boolean => o.target !== 'cloudflare' && !astroFallback('kept-renderer');
+
+/** What `astro build` reads from the environment, set for a production build of these options. */
+function setAstroEnv(o: BuildOptions): void {
+  process.env.SITE_URL = o.siteUrl;
+  process.env.CONTENT_DIR = o.contentDir;
+  // A build is always for production. Vite takes `import.meta.env`'s own names from the environment
+  // where set, and vitest sets them (DEV=1, MODE=test, ...): the pages then pointed at the dev
+  // server's image routes instead of the static files. So none of them is inherited.
+  process.env.NODE_ENV = 'production';
+  for (const name of ['DEV', 'PROD', 'SSR', 'MODE', 'BASE_URL']) delete process.env[name];
+  process.env.ASTRO_TELEMETRY_DISABLED = '1';
+}
+
+/** `astro build` with these options into `outDir`, rendering the profile pages of `profiles` only from `index`; it keeps its renderer for the engine. */
+async function astroBuild(build: Build, index: SiteIndex, profiles: Iterable<string>, outDir: string): Promise<void> {
+  const { o } = build;
+  setAstroEnv(o);
+  handOverSiteIndex(index, new Set(profiles));
+  keepRendererIn(usesEngine(o) ? { ...build.keptKey, dir: build.keptDir } : undefined);
+  // Imported here: loading Astro's build takes 1-4 s, which a build with the kept renderer skips.
+  const { build: astro } = await import('astro');
+  await astro({ root: o.root, outDir, logLevel: o.astroLogLevel as 'info' | undefined ?? 'warn' });
+}
+
+/** The compiles under way in this process, by the folder each keeps its renderer in: a build that needs one waits for it. */
+const compiles = new Map<string, Promise<void>>();
+
+/**
+ * Compiles the code with `astro build` and keeps its renderer, when none is kept for this code and
+ * the engine renders this build's pages; undefined otherwise. The pipeline begins it as the build
+ * starts, beside validating the content: the compiled code holds no content, so Astro pre-renders
+ * its pages from an empty index into a scratch folder, thrown away, and the kept renderer renders
+ * every page of the release (`renderWithKept`), as for every build after it.
+ */
+export function compileRenderer(build: Build): Promise<void> | undefined {
+  const { o } = build;
+  const under = compiles.get(build.keptDir);
+  if (under || !usesEngine(o) || typeof readKept(build.keptDir, build.keptKey) !== 'string') return under;
+  // Its own name in the store, which pruneStore (keep-renderer.ts) removes once this process is gone.
+  const scratch = `${build.keptDir}.astro-out.${process.pid}.tmp`;
+  const empty = buildSiteIndex({ dir: o.contentDir, profiles: new Map(), creators: new Map(), decorations: new Map(), views: new Map() }, { siteUrl: o.siteUrl, builtAt: o.builtAt, media: mediaAddressesFor(o.target) });
+  const compile = astroBuild(build, empty, [], scratch)
+    .finally(() => {
+      fs.rmSync(scratch, { recursive: true, force: true });
+      compiles.delete(build.keptDir);
+    });
+  // Awaited by the render step; a build stopped before it (bad content) waits for it to settle.
+  compile.catch(() => {});
+  compiles.set(build.keptDir, compile);
+  return compile;
+}
+
+/** The renderer `astro build` kept for this code, or undefined: none was kept (`compileRenderer`). */
 export async function openKeptRenderer(build: Build): Promise<PageRenderer | undefined> {
   try {
     // Pages compressed as they are written, but for Cloudflare, which compresses itself.
@@ -50,30 +106,15 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
   const { o } = build;
   const { index, edit } = read;
   const { pages: plan, fresh } = release;
-  const engine = o.target !== 'cloudflare' && !astroFallback('kept-renderer');
-  let keptRenderer = edit?.renderer ?? (engine ? await openKeptRenderer(build) : undefined);
+  // A first build of this code: the compile begun with the build (pipeline.ts), or begun now.
+  const compile = edit ? undefined : build.compiling ?? compileRenderer(build);
+  if (compile) await build.step(`Compiling the pages with \`astro build\`${build.compiling ? ' (begun as the build started)' : ''}`, () => compile);
+  const keptRenderer = edit?.renderer ?? (usesEngine(o) ? await openKeptRenderer(build) : undefined);
   if (o.heapCap && plan.render.size >= WORKER_MIN_PAGES) v8.setFlagsFromString(o.heapCap);
-  process.env.SITE_URL = o.siteUrl;
-  process.env.CONTENT_DIR = o.contentDir;
-  // A build is always for production. Vite takes `import.meta.env`'s own names from the environment
-  // where set, and vitest sets them (DEV=1, MODE=test, ...): the pages then pointed at the dev
-  // server's image routes instead of the static files. So none of them is inherited.
-  process.env.NODE_ENV = 'production';
-  for (const name of ['DEV', 'PROD', 'SSR', 'MODE', 'BASE_URL']) delete process.env[name];
-  process.env.ASTRO_TELEMETRY_DISABLED = '1';
 
   const compressed = emptyStats();
-  /** `astro build` into the fresh release, rendering the profile pages of `profiles` only; it keeps its renderer for the engine. */
-  const astroBuild = async (profiles: Iterable<string>) => {
-    handOverSiteIndex(index, new Set(profiles));
-    keepRendererIn(engine ? { ...build.keptKey, dir: build.keptDir } : undefined);
-    // Imported here: loading Astro's build takes 1-4 s, which a build with the kept renderer skips.
-    const { build: astro } = await import('astro');
-    await astro({ root: o.root, outDir: fresh, logLevel: o.astroLogLevel as 'info' | undefined ?? 'warn' });
-  };
-  const compiled = !keptRenderer;
-  const threads = edit || !engine ? 1 : threadCount(plan.render.size, o.renderThreads === undefined ? {} : { RENDER_THREADS: o.renderThreads });
-  const how = !engine ? '`astro build`' : compiled ? 'the renderer `astro build` compiles and keeps' : 'Astro\'s kept renderer';
+  const threads = edit || !keptRenderer ? 1 : threadCount(plan.render.size, o.renderThreads === undefined ? {} : { RENDER_THREADS: o.renderThreads });
+  const how = !keptRenderer ? '`astro build`' : compile ? 'the renderer `astro build` compiled' : 'Astro\'s kept renderer';
   let rendering: Promise<unknown> = Promise.resolve();
   try {
     await build.step(`Rendering ${plan.render.size} of ${read.userCount} profile pages with ${how}${threads > 1 ? ` in ${threads} threads` : ''} (and writing the API files)`, async () => {
@@ -87,15 +128,9 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
       try {
         rendering = (async () => {
           if (edit) return renderEdit(build, edit.renderer, fresh, [...plan.render], edit.plan);
-          if (keptRenderer) await renderWithKept(build, read, keptRenderer, fresh, astroBuild);
-          else {
-            // The pages that are not profile pages (or, without the engine, every page), and the kept renderer.
-            await astroBuild(engine ? [] : plan.render);
-            if (!engine) return;
-            keptRenderer = await openKeptRenderer(build);
-            // Astro kept nothing (a warning said why): it renders the profile pages itself, once more.
-            if (!keptRenderer) return astroBuild(plan.render);
-          }
+          // Cloudflare, or Astro kept nothing (a warning said why): `astro build` renders every page.
+          if (!keptRenderer) return astroBuild(build, index, plan.render, fresh);
+          await renderWithKept(build, read, keptRenderer, fresh);
           try {
             const r = await renderProfilePages({
               renderer: keptRenderer!, dir: build.keptDir, key: build.keptKey, index, names: [...plan.render], clientDir: buildLayout(fresh).client,
@@ -120,7 +155,7 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
       await build.step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, (file) => path.join(served.at(`p/${file}`) ?? served.client, 'p', file), buildLayout(fresh).pages, codingLayoutOf(o.target) === 'siblings'));
     }
     // Pages linked into a whole release come as an earlier build wrote them, siblings or not.
-    return { compressed, pagesCompressed: engine && keptRenderer !== undefined && (plan.reuse.length === 0 || release.layers !== undefined) };
+    return { compressed, pagesCompressed: keptRenderer !== undefined && (plan.reuse.length === 0 || release.layers !== undefined) };
   } catch (e) {
     await Promise.allSettled([rendering]);
     throw e;
@@ -133,9 +168,9 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
  * output, which is the same for the same code and so is copied from the kept renderer (the
  * server's code and the bundled styles) or from `public/`, as Astro copies it.
  */
-async function renderWithKept(build: Build, read: ContentRead, renderer: PageRenderer, outDir: string, astroBuild: (profiles: Iterable<string>) => Promise<void>): Promise<void> {
+async function renderWithKept(build: Build, read: ContentRead, renderer: PageRenderer, outDir: string): Promise<void> {
   // Without Astro's StaticPaths (an internal: src/build/astro/README.md), `astro build` makes them.
-  if (astroFallback('static-paths')) return astroBuild([]);
+  if (astroFallback('static-paths')) return astroBuild(build, read.index, [], outDir);
   const to = buildLayout(outDir);
   try {
     await renderer.renderSite(read.index, [], to.client);

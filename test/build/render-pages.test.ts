@@ -8,10 +8,11 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { MAX_THREADS, WORKER_MIN_PAGES, splitPages, threadCount } from '../../src/build/astro/render-pages.ts';
 import { ASTRO_FALLBACKS, astroFallback } from '../../src/build/astro/fallbacks.ts';
 import { TEST_SITE_URL, buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
-import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { FIXTURE, ROOT, copyFixture } from '../support/helpers.ts';
+import { buildSite } from '../../scripts/support/serve-build.ts';
 import { servedRelease } from '../../src/release/releases.ts';
 import { PAGE_DATA_URL } from '../../src/build/astro/page-data.ts';
-import { rendererDir } from '../../src/build/astro/keep-renderer.ts';
+import { KEPT_FILE, rendererDir, rendererStore } from '../../src/build/astro/keep-renderer.ts';
 import { renderFingerprint } from '../../src/build/reuse/page-reuse.ts';
 
 
@@ -76,10 +77,35 @@ describe('the render engine', () => {
   // KEPT_RENDERER=0 throws the kept renderer away: `astro build` compiles, and its kept code renders.
   test('a first build of new code renders its profile pages with what `astro build` kept, in two threads', () => {
     const built = build('first', { KEPT_RENDERER: '0', RENDER_THREADS: '2' });
-    expect(built.stdout).toContain('profile pages with the renderer `astro build` compiles and keeps in 2 threads');
+    // Compiled beside validating, into a scratch folder of the store that goes with the build.
+    expect(built.stdout).toContain('Compiling the pages with `astro build` (begun as the build started)…');
+    expect(built.stdout).toContain('profile pages with the renderer `astro build` compiled in 2 threads');
     // The answers counted, not the compressed siblings written beside them.
     expect(built.stdout).toContain('7 pages (7 rendered, 0 unchanged), 7 API files,');
     expectSameAsShared(built.dist);
+    expect(fs.readdirSync(rendererStore(ROOT)).filter((name) => name.includes(`.${process.pid}.`) || /\.astro-out\./.test(name))).toEqual([]);
+  }, 60_000);
+
+  // The compile begins before the content is read: a build stopped by bad content still ends it,
+  // and keeps what it compiled for the build after the fix.
+  test('a first build of new code stopped by bad content keeps the compiled code, and no scratch', () => {
+    const { parent, content } = copyFixture('compile-ahead');
+    try {
+      fs.writeFileSync(path.join(content, 'profiles', 'bob.yaml'), 'displayName: [not, a, string]\n');
+      // Another SITE_URL is other code to the fingerprint: nothing kept for it yet.
+      const siteUrl = `https://compile-ahead-${process.pid}.example`;
+      const kept = rendererDir(ROOT, { fingerprint: renderFingerprint(ROOT, siteUrl), target: 'node' });
+      fs.rmSync(kept, { recursive: true, force: true });
+      const r = buildSite({ contentDir: content, distDir: path.join(WORK, 'bad', 'dist'), siteUrl, env: { SOURCE_DATE_EPOCH: '1768478400' } });
+      expect(r.status, `${r.stderr}${r.stdout}`).toBe(1);
+      expect(r.stderr).toMatch(/profiles\/bob\.yaml:1/);
+      expect(r.stderr).toContain('Nothing was built');
+      expect(fs.existsSync(path.join(kept, KEPT_FILE))).toBe(true);
+      expect(fs.readdirSync(rendererStore(ROOT)).filter((name) => name.includes('.astro-out.'))).toEqual([]);
+      fs.rmSync(kept, { recursive: true, force: true });
+    } finally {
+      fs.rmSync(parent, { recursive: true, force: true });
+    }
   }, 60_000);
 
   test('a build of code compiled before renders every page with the kept renderer, in two threads', () => {

@@ -1,7 +1,7 @@
 // The one render engine for profile pages: the code `astro build` compiled (kept by
 // keep-renderer.ts), run by page-renderer.ts in this thread and in worker threads
-// (render-worker.ts), one per core. A first build of new code runs `astro build` without profile
-// pages, keeps its code, then renders them all here like any later build (scripts/build-site.ts).
+// (render-worker.ts), one per core. A first build of new code runs `astro build` beside validating
+// the content, keeps its code, then renders every page with it like any later build (../render.ts).
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { SiteIndex } from '../../model/site-index.ts';
