@@ -1,7 +1,6 @@
 // The `_headers` file for static hosts: a host applying it (every matching rule, values of a header
 // set twice joined with a comma, as Netlify and Cloudflare Pages do) sends the headers our server
 // sends. A real static build's file against our running server: test/build/netlify-rules.test.ts.
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { staticHostHeaders } from '../../src/build/hosts/static-host-headers.ts';
