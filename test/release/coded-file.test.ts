@@ -145,6 +145,41 @@ describe('the Node server reads them', () => {
     expect(files.cachedBytes).toBe(before + br.length);
   });
 
+  // One entry a file, its parts in one slab (disk-files.ts `Cached`): a part read later joins them.
+  test('past half the budget, a coding asked for later is kept beside the part kept before', async () => {
+    const budget = 16 * 16 * 1024;
+    const files = release((c) => {
+      fs.mkdirSync(path.join(c, 'img'));
+      for (let i = 0; i < 2000; i++) fs.writeFileSync(path.join(c, 'img', `${i}.png`), Buffer.alloc(100, i % 256));
+      fs.writeFileSync(path.join(c, 'p', 'bob.html'), codedFile('p/bob.html', page, 'packed', emptyStats()).body);
+    }, budget);
+    for (let i = 0; files.cachedBytes <= budget / 2; i++) await files.read(`img/${i}.png`);
+    const identity = Buffer.from((await files.read('p/bob.html'))!);
+    expect(identity.equals(page)).toBe(true);
+    expect(files.kept('p/bob.html.br')).toBeUndefined();
+    const before = files.cachedBytes;
+    const br = (await files.read('p/bob.html.br'))!;
+    // Both kept now, each counted once; the file itself is the same bytes, moved beside its coding.
+    expect(files.kept('p/bob.html.br')).toBe(br);
+    expect(Buffer.from(files.kept('p/bob.html')!).equals(page)).toBe(true);
+    expect(files.cachedBytes).toBe(before + br.length);
+    fs.rmSync(path.join(files.root, 'p', 'bob.html'));
+    expect(zlib.brotliDecompressSync((await files.read('p/bob.html.br'))!).equals(page)).toBe(true);
+  });
+
+  test('codings too large to keep beside their file leave the part asked for kept alone', async () => {
+    // A slab of 1 KB (a budget of 16 KB): the page's codings fit, the page and its codings together do not.
+    const big = Buffer.from(`<!DOCTYPE html>${Array.from({ length: 300 }, (_, i) => `<p>${i * 7919 % 1000}</p>`).join('')}`);
+    const coded = codedFile('p/big.html', big, 'packed', emptyStats()).body;
+    const files = release((c) => fs.writeFileSync(path.join(c, 'p', 'big.html'), coded), 16 * 1024);
+    const br = (await files.read('p/big.html.br'))!;
+    expect(big.length).toBeGreaterThan(1024);
+    expect(br.length).toBeLessThan(1024);
+    expect(files.kept('p/big.html.br')).toBe(br);
+    expect(files.kept('p/big.html')).toBeUndefined();
+    expect(files.cachedBytes).toBe(br.length);
+  });
+
   test('a file too small for codings has none, and its address is not a sibling file', async () => {
     const small = '<!DOCTYPE html><p>hi</p>';
     const files = release((c) => {
