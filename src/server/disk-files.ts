@@ -46,11 +46,30 @@ interface Slab {
  * more CPU: 29.4-30.8 against 26.7 µs an answer, docs/scale.md).
  */
 interface Cached {
-  /** The file itself, then its codings in ENCODINGS' order; undefined where not kept. */
-  parts: (Buffer | undefined)[];
+  /**
+   * The file itself, then its codings in ENCODINGS' order, side by side from `at` in `slab`: a
+   * part's bytes once asked for (the same object every time: the handler's memo of ETags rests on
+   * it), its length before (a view made for every body would be two million objects more for the
+   * collector at 1,000,000 profiles); undefined where not kept.
+   */
+  parts: (Buffer | number | undefined)[];
   slab: Slab;
+  at: number;
   /** Used since its slab was last considered for eviction. */
   used: boolean;
+}
+
+const sizeOf = (part: Buffer | number | undefined): number => (typeof part === 'number' ? part : part?.length ?? 0);
+
+/** Part `k` of `entry` as bytes, made once from its place in the slab; undefined when not kept. */
+function partBytes(entry: Cached, k: number): Buffer | undefined {
+  const part = entry.parts[k];
+  if (typeof part !== 'number') return part;
+  let at = entry.at;
+  for (let j = 0; j < k; j++) at += sizeOf(entry.parts[j]);
+  const bytes = entry.slab.buffer.subarray(at, at + part);
+  entry.parts[k] = bytes;
+  return bytes;
 }
 
 /** Where `file` is kept: the entry of the file it is a coding of, and which part; or its own entry, part 0. */
@@ -112,10 +131,9 @@ export class DiskFiles implements ReleaseFiles {
   kept(file: string): Uint8Array | undefined {
     const [name, k] = partName(file);
     const hit = this.#cache.get(name);
-    const part = hit?.parts[k];
-    if (part === undefined) return undefined;
-    hit!.used = true;
-    return part;
+    if (hit === undefined || hit.parts[k] === undefined) return undefined;
+    hit.used = true;
+    return partBytes(hit, k);
   }
 
   /** A kept body or a small file at once (no promise to wait for), a large file later; failures reject. */
@@ -175,7 +193,8 @@ export class DiskFiles implements ReleaseFiles {
       const part = unpack ? partOrNull(bytes, coding) : bytes;
       if (!part) return part;
       const [name, k] = partName(file);
-      return this.#keep(name, [[k, part]])?.[k] ?? Buffer.from(part);
+      const kept = this.#keep(name, [[k, part]]);
+      return kept ? partBytes(kept, k) : Buffer.from(part);
     } catch (e) {
       try { fs.closeSync(fd); } catch { /* closed already */ }
       return Promise.reject(e as Error);
@@ -229,33 +248,35 @@ export class DiskFiles implements ReleaseFiles {
       }
     }
     // Too large to keep together: the part asked for alone, if it fits.
-    const kept = this.#keep(stored, add) ?? (add.length > 1 ? this.#keep(stored, add.filter(([k]) => k === wanted)) : undefined);
-    if (kept) return kept[wanted];
+    const kept = add.length === 0 ? undefined : this.#keep(stored, add) ?? (add.length > 1 ? this.#keep(stored, add.filter(([k]) => k === wanted)) : undefined);
+    if (kept) return partBytes(kept, wanted);
     const part = partOf(bytes, coding) as Buffer | undefined;
     return part && Buffer.from(part);
   }
 
   /**
    * Copies `add` (parts by their place) into the newest slab, beside the parts of `name` kept
-   * already (moved there with them), and remembers them; returns the entry's parts, or undefined
-   * when they are too large to keep together.
+   * already (moved there with them), and remembers them; returns the new entry, or undefined when
+   * they are too large to keep together.
    */
-  #keep(name: string, add: [number, Buffer][]): (Buffer | undefined)[] | undefined {
+  #keep(name: string, add: [number, Buffer][]): Cached | undefined {
     const entry = this.#cache.get(name);
-    const parts = entry ? [...entry.parts] : new Array<Buffer | undefined>(1 + ENCODINGS.length).fill(undefined);
+    const parts = new Array<Buffer | undefined>(1 + ENCODINGS.length).fill(undefined);
+    if (entry) for (let k = 0; k < parts.length; k++) parts[k] = partBytes(entry, k);
     for (const [k, bytes] of add) parts[k] = bytes;
     let total = 0;
-    for (const part of parts) total += part?.length ?? 0;
+    for (const part of parts) total += sizeOf(part);
     if (total > this.#slabBytes) return undefined;
-    // Evicting for room may drop the entry itself: its parts are copied from `parts`, which holds them.
+    // Evicting for room may drop or move the entry itself: its parts are copied from `parts`, views
+    // of the slab it was in, which they keep alive until then.
     const slab = this.#room(total);
-    this.#copyInto(slab, name, parts);
+    const kept: Cached = { parts, slab, at: slab.used, used: false };
+    this.#copyInto(slab, name, kept);
     let before = 0;
-    const now = this.#cache.get(name);
-    for (const part of now?.parts ?? []) before += part?.length ?? 0;
-    this.#cache.set(name, { parts, slab, used: false });
+    for (const part of this.#cache.get(name)?.parts ?? []) before += sizeOf(part);
+    this.#cache.set(name, kept);
     this.#cachedBytes += total - before;
-    return parts;
+    return kept;
   }
 
   /** The newest slab, with at least `bytes` free: a new one when it has not, the oldest evicted past the budget. */
@@ -281,11 +302,13 @@ export class DiskFiles implements ReleaseFiles {
       if (!entry || entry.slab !== oldest) continue;
       const newest = this.#slabs.at(-1);
       let size = 0;
-      for (const part of entry.parts) size += part?.length ?? 0;
+      for (const part of entry.parts) size += sizeOf(part);
       if (entry.used && newest && newest.used + size <= newest.buffer.length) {
-        this.#copyInto(newest, file, entry.parts);
+        for (let k = 0; k < entry.parts.length; k++) entry.parts[k] = partBytes(entry, k);
         entry.slab = newest;
+        entry.at = newest.used;
         entry.used = false;
+        this.#copyInto(newest, file, entry);
         continue;
       }
       this.#cache.delete(file);
@@ -293,15 +316,18 @@ export class DiskFiles implements ReleaseFiles {
     }
   }
 
-  /** Copies `parts` into `slab`, which has room for them, one after the other, and points them at their copies. */
-  #copyInto(slab: Slab, file: string, parts: (Buffer | undefined)[]): void {
+  /**
+   * Copies the parts of `entry` (bytes, elsewhere) into `slab` from `entry.at`, its end, which has
+   * room for them, one after the other; each is then its length, made into bytes when asked for.
+   */
+  #copyInto(slab: Slab, file: string, entry: Cached): void {
+    const { parts } = entry;
     for (let k = 0; k < parts.length; k++) {
       const bytes = parts[k];
-      if (bytes === undefined) continue;
-      const at = slab.used;
-      bytes.copy(slab.buffer, at);
+      if (bytes === undefined || typeof bytes === 'number') continue;
+      bytes.copy(slab.buffer, slab.used);
       slab.used += bytes.length;
-      parts[k] = slab.buffer.subarray(at, at + bytes.length);
+      parts[k] = bytes.length;
     }
     slab.files.push(file);
   }

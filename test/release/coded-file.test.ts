@@ -167,6 +167,28 @@ describe('the Node server reads them', () => {
     expect(zlib.brotliDecompressSync((await files.read('p/bob.html.br'))!).equals(page)).toBe(true);
   });
 
+  // Second chance: a file used since its slab came round is moved to the newest slab, parts and all.
+  test('a file in use keeps its parts, intact, through the eviction of the slabs it was in', async () => {
+    // Slabs of 4 KB: a few files each, and 400 files are many times the budget.
+    const budget = 16 * 4 * 1024;
+    const files = release((c) => {
+      for (let i = 0; i < 400; i++) fs.writeFileSync(path.join(c, 'p', `u${i}.html`), codedFile(`p/u${i}.html`, Buffer.from(`${page}<!-- ${i} -->`), 'packed', emptyStats()).body);
+    }, budget);
+    const first = (await files.read('p/u0.html.br'))!;
+    for (let i = 1; i < 400; i++) {
+      await files.read(`p/u${i}.html.gz`);
+      // u0 in use all along; u1 never again.
+      expect(files.kept('p/u0.html.br'), `after u${i}`).toBeDefined();
+      expect(files.cachedBytes).toBeLessThanOrEqual(budget);
+    }
+    expect(files.kept('p/u1.html.gz')).toBeUndefined();
+    const expected = Buffer.from(`${page}<!-- 0 -->`);
+    expect(zlib.brotliDecompressSync(files.kept('p/u0.html.br')!).equals(expected)).toBe(true);
+    expect(zlib.brotliDecompressSync(first).equals(expected)).toBe(true);
+    const identity = files.kept('p/u0.html');
+    if (identity) expect(Buffer.from(identity).equals(expected)).toBe(true);
+  });
+
   test('codings too large to keep beside their file leave the part asked for kept alone', async () => {
     // A slab of 1 KB (a budget of 16 KB): the page's codings fit, the page and its codings together do not.
     const big = Buffer.from(`<!DOCTYPE html>${Array.from({ length: 300 }, (_, i) => `<p>${i * 7919 % 1000}</p>`).join('')}`);
