@@ -61,6 +61,16 @@ interface Cached {
 
 const sizeOf = (part: Buffer | number | undefined): number => (typeof part === 'number' ? part : part?.length ?? 0);
 
+/** Bytes of all the parts kept. */
+function sizeOfParts(parts: readonly (Buffer | number | undefined)[]): number {
+  let size = 0;
+  for (const part of parts) size += sizeOf(part);
+  return size;
+}
+
+/** Every part of `entry` as bytes (views of its slab), to be copied elsewhere. */
+const allPartBytes = (entry: Cached): (Buffer | undefined)[] => entry.parts.map((_, k) => partBytes(entry, k));
+
 /** Part `k` of `entry` as bytes, made once from its place in the slab; undefined when not kept. */
 function partBytes(entry: Cached, k: number): Buffer | undefined {
   const part = entry.parts[k];
@@ -248,7 +258,8 @@ export class DiskFiles implements ReleaseFiles {
       }
     }
     // Too large to keep together: the part asked for alone, if it fits.
-    const kept = add.length === 0 ? undefined : this.#keep(stored, add) ?? (add.length > 1 ? this.#keep(stored, add.filter(([k]) => k === wanted)) : undefined);
+    let kept = add.length ? this.#keep(stored, add) : undefined;
+    if (!kept && add.length > 1) kept = this.#keep(stored, add.filter(([k]) => k === wanted));
     if (kept) return partBytes(kept, wanted);
     const part = partOf(bytes, coding) as Buffer | undefined;
     return part && Buffer.from(part);
@@ -261,19 +272,16 @@ export class DiskFiles implements ReleaseFiles {
    */
   #keep(name: string, add: [number, Buffer][]): Cached | undefined {
     const entry = this.#cache.get(name);
-    const parts = new Array<Buffer | undefined>(1 + ENCODINGS.length).fill(undefined);
-    if (entry) for (let k = 0; k < parts.length; k++) parts[k] = partBytes(entry, k);
+    const parts = entry ? allPartBytes(entry) : new Array<Buffer | undefined>(1 + ENCODINGS.length).fill(undefined);
     for (const [k, bytes] of add) parts[k] = bytes;
-    let total = 0;
-    for (const part of parts) total += sizeOf(part);
+    const total = sizeOfParts(parts);
     if (total > this.#slabBytes) return undefined;
     // Evicting for room may drop or move the entry itself: its parts are copied from `parts`, views
     // of the slab it was in, which they keep alive until then.
     const slab = this.#room(total);
     const kept: Cached = { parts, slab, at: slab.used, used: false };
     this.#copyInto(slab, name, kept);
-    let before = 0;
-    for (const part of this.#cache.get(name)?.parts ?? []) before += sizeOf(part);
+    const before = sizeOfParts(this.#cache.get(name)?.parts ?? []);
     this.#cache.set(name, kept);
     this.#cachedBytes += total - before;
     return kept;
@@ -301,10 +309,9 @@ export class DiskFiles implements ReleaseFiles {
       const entry = this.#cache.get(file);
       if (!entry || entry.slab !== oldest) continue;
       const newest = this.#slabs.at(-1);
-      let size = 0;
-      for (const part of entry.parts) size += sizeOf(part);
+      const size = sizeOfParts(entry.parts);
       if (entry.used && newest && newest.used + size <= newest.buffer.length) {
-        for (let k = 0; k < entry.parts.length; k++) entry.parts[k] = partBytes(entry, k);
+        entry.parts = allPartBytes(entry);
         entry.slab = newest;
         entry.at = newest.used;
         entry.used = false;
