@@ -14,7 +14,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { StaticPaths } from 'astro/runtime/prerender/static-paths.js';
 import { handOverSiteIndex } from './page-data.ts';
 import { astroFallback } from './fallbacks.ts';
 import { KEPT_FILE, readKept, type KeptRendererKey } from './keep-renderer.ts';
@@ -106,6 +105,9 @@ export class PageRenderer {
     this.#handOver(index, usernames);
     // What Astro's own pre-renderer renders (astro/dist/core/build/default-prerenderer.js): each
     // route's paths, getStaticPaths run inside the kept code.
+    // Imported here, not at the top: its 90 modules cost every build process 0.1 s, and only a build
+    // that renders the whole-index pages needs them (an edit build, a render thread do not).
+    const { StaticPaths } = await import('astro/runtime/prerender/static-paths.js');
     const paths = await new StaticPaths(this.#app as unknown as ConstructorParameters<typeof StaticPaths>[0]).getAll();
     return this.#writeAll(paths.map(({ pathname, route }) => ({ pathname, route: route as RouteData })), clientDir);
   }
