@@ -7,7 +7,7 @@
 // The steps are src/build/pipeline.ts's; this reads the options and runs them.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_SITE_URL, buildTimeFromEnv, changedFromEnv, cloudflareAssetLimitFromEnv, deployTargetFromEnv, distDirFromEnv, distDirProblem, incrementalFromEnv, siteUrlFromEnv } from '../src/config.ts';
+import { DEFAULT_SITE_URL, buildTimeFromEnv, changedFromEnv, cloudflareAssetLimitFromEnv, deployTargetFromEnv, distDirFromEnv, distDirProblem, incrementalFromEnv, precompressFromEnv, siteUrlFromEnv } from '../src/config.ts';
 import { contentDirFromEnv } from '../src/content/load.ts';
 import { checkFaults } from '../src/build/faults.ts';
 import { runBuild, type BuildOptions, type BuildResult } from '../src/build/pipeline.ts';
@@ -28,6 +28,7 @@ const cli = parseCli({
     KEPT_RENDERER: '`0`: compile the code anew with `astro build` and render with that, not with what a build of the same code kept (default: use it)',
     ASTRO_LOG_LEVEL: 'Astro\'s log level (default warn)',
     DEPLOY_TARGET: '`node` (default): for `npm run serve`; `cloudflare`: a Worker with static assets; `static`: files only (docs/deploying.md)',
+    PRECOMPRESS: '`0`: no brotli and gzip copies of pages and answers, for a host or CDN that compresses by itself (Netlify, GitHub Pages); default `1`',
     CLOUDFLARE_ASSET_LIMIT: 'asset files a Worker version may upload on your plan: 20000 (Workers Free, default) or 100000 (Workers Paid); a Cloudflare build with more fails',
     CHANGED_FILES: 'the content files changed since release CHANGED_SINCE, one per line, relative to CONTENT_DIR (`npm start` sets both): only those profiles are looked at, then the rest is checked',
     CHANGED_SINCE: 'the release CHANGED_FILES lists changes since; ignored when another one is served',
@@ -50,7 +51,7 @@ function optionsFrom(request: Record<string, string | undefined> = {}): BuildOpt
     contentDir: contentDirFromEnv(),
     distDir,
     siteUrl: siteUrlFromEnv(),
-    target: deployTargetFromEnv(),
+    target: deployTargetFromEnv(), precompress: precompressFromEnv(),
     assetLimit: cloudflareAssetLimitFromEnv(),
     builtAt: buildTimeFromEnv(),
     incremental: incrementalFromEnv(),
@@ -59,8 +60,7 @@ function optionsFrom(request: Record<string, string | undefined> = {}): BuildOpt
     editPath: env.EDIT_PATH !== '0',
     layers: env.RELEASE_LAYERS !== '0',
     keptRenderer: env.KEPT_RENDERER !== '0',
-    astroLogLevel: env.ASTRO_LOG_LEVEL,
-    renderThreads: env.RENDER_THREADS,
+    astroLogLevel: env.ASTRO_LOG_LEVEL, renderThreads: env.RENDER_THREADS,
     // `npm run build` caps the heap's growth for rendering many pages (docs/scale.md "Memory of the
     // build"); BUILD_HEAP_CAP=always keeps the cap for the whole build, for comparing the two.
     heapCap: env.BUILD_HEAP_CAP === 'always' ? undefined : process.execArgv.find((a) => a.startsWith('--heap-growing-percent=')),

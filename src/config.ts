@@ -83,6 +83,19 @@ export function deployTargetFromEnv(env: NodeJS.ProcessEnv = process.env): Deplo
   return raw as DeployTarget;
 }
 
+/**
+ * `PRECOMPRESS`: `0` writes no compressed copies of pages and answers, for a host or CDN that
+ * compresses by itself (Netlify, GitHub Pages, a CDN in front of the server): they would only add
+ * files, bytes and a third of the build's time there. Default `1` (`node` and `static`; a
+ * `cloudflare` build never has them).
+ */
+export function precompressFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  const raw = env.PRECOMPRESS;
+  if (raw === undefined || raw === '' || raw === '1') return true;
+  if (raw === '0') return false;
+  throw new Error(`PRECOMPRESS must be 1 (write brotli and gzip copies, the default) or 0 (none: the host compresses), not \`${raw}\``);
+}
+
 /** Files per Worker version Cloudflare accepts (static assets), by plan: developers.cloudflare.com/workers/static-assets/billing-and-limitations/. */
 export const CLOUDFLARE_ASSET_LIMITS = { free: 20_000, paid: 100_000 } as const;
 

@@ -20,7 +20,7 @@ import { rendererDir } from './astro/keep-renderer.ts';
 import { nothingChanged, planRelease, readContent, type ContentRead, type ReleasePlan } from './plan.ts';
 import { compileRenderer, renderPages, type Rendered } from './render.ts';
 import { startWriting, writeRelease, type Written } from './write.ts';
-import { codingLayoutOf } from './files/compress.ts';
+import { codingLayoutOf, type CodingLayout } from './files/compress.ts';
 import { publishRelease } from './publish.ts';
 import { EX_ELSEWHERE } from './rebuilds.ts';
 
@@ -31,6 +31,8 @@ export interface BuildOptions {
   distDir: string;
   siteUrl: string;
   target: DeployTarget;
+  /** false: no compressed copies of pages and answers, the host compresses (PRECOMPRESS=0). */
+  precompress: boolean;
   /** Asset files a Cloudflare Worker version may upload. */
   assetLimit: number;
   builtAt: Date;
@@ -84,6 +86,8 @@ export interface Build {
    * compressed codings (compress.ts), so no build links a page another target stored otherwise.
    */
   pagesFingerprint: string;
+  /** How this build keeps the compressed codings of pages and answers (compress.ts); undefined: none. */
+  codings: CodingLayout | undefined;
   /** Where the renderer `astro build` kept for this code and target is (keep-renderer.ts). */
   keptKey: { fingerprint: string; target: DeployTarget };
   keptDir: string;
@@ -131,9 +135,10 @@ async function runBuildSteps(o: BuildOptions, heavy: () => void): Promise<number
     fs.rmSync(keptDir, { recursive: true, force: true });
     process.once('exit', () => fs.rmSync(keptDir, { recursive: true, force: true }));
   }
+  const codings = codingLayoutOf(o.target, o.precompress);
   const build: Build = {
-    o, fingerprint, keptKey, keptDir, timings, started,
-    pagesFingerprint: `${fingerprint}.${codingLayoutOf(o.target) ?? 'plain'}`,
+    o, fingerprint, keptKey, keptDir, timings, started, codings,
+    pagesFingerprint: `${fingerprint}.${codings ?? 'plain'}`,
     seconds: () => ((performance.now() - started) / 1000).toFixed(1),
     async step(name, work) {
       const t0 = performance.now();

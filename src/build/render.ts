@@ -18,7 +18,7 @@ import { KEPT_FILE, KEPT_SERVER_DIR, keepRendererIn, readKept } from './astro/ke
 import { openRenderer, RendererUnavailable, type PageRenderer } from './astro/page-renderer.ts';
 import { WORKER_MIN_PAGES, renderProfilePages, threadCount } from './astro/render-pages.ts';
 import { astroFallback } from './astro/fallbacks.ts';
-import { addStats, codingLayoutOf, emptyStats, type CompressStats } from './files/compress.ts';
+import { addStats, emptyStats, type CompressStats } from './files/compress.ts';
 import { wholeIndexFiles } from './derived.ts';
 import type { EditPlan } from './reuse/edit-path.ts';
 import { faultPoint } from './faults.ts';
@@ -85,7 +85,7 @@ export function compileRenderer(build: Build): Promise<void> | undefined {
 export async function openKeptRenderer(build: Build): Promise<PageRenderer | undefined> {
   try {
     // Pages compressed as they are written, but for Cloudflare, which compresses itself.
-    return await openRenderer(build.keptDir, build.keptKey, codingLayoutOf(build.o.target));
+    return await openRenderer(build.keptDir, build.keptKey, build.codings);
   } catch (e) {
     if (!(e instanceof RendererUnavailable)) throw e;
     // A first build of this code has none to use, as expected: said only when asked for Astro's info.
@@ -134,7 +134,7 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
           try {
             const r = await renderProfilePages({
               renderer: keptRenderer!, dir: build.keptDir, key: build.keptKey, index, names: [...plan.render], clientDir: buildLayout(fresh).client,
-              layout: codingLayoutOf(o.target), onProgress: (n) => { done = n; },
+              layout: build.codings, onProgress: (n) => { done = n; },
             });
             addStats(compressed, r.compressed);
           } catch (e) {
@@ -152,7 +152,7 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
     if (keptRenderer) addStats(compressed, keptRenderer.compressed);
     if (plan.reuse.length && !release.layers) {
       const { served } = release;
-      await build.step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, (file) => path.join(served.at(`p/${file}`) ?? served.client, 'p', file), buildLayout(fresh).pages, codingLayoutOf(o.target) === 'siblings'));
+      await build.step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, (file) => path.join(served.at(`p/${file}`) ?? served.client, 'p', file), buildLayout(fresh).pages, build.codings === 'siblings'));
     }
     // Pages linked into a whole release come as an earlier build wrote them, siblings or not.
     return { compressed, pagesCompressed: keptRenderer !== undefined && (plan.reuse.length === 0 || release.layers !== undefined) };

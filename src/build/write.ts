@@ -13,7 +13,7 @@ import { writePreviewImages, writeProfilePreviews } from '../ui/og-image-png.ts'
 import { recycleUserFiles, removeTrees, writeApiFiles, writeEditFiles, writeUserFiles } from './files/write-build.ts';
 import { keptIndexOf, type KeptIndex } from './reuse/kept-index.ts';
 import { writeRecord } from './reuse/record.ts';
-import { addStats, codingLayoutOf, compressRelease, describeStats, emptyStats, type CompressStats } from './files/compress.ts';
+import { addStats, compressRelease, describeStats, emptyStats, type CompressStats } from './files/compress.ts';
 import { assetLimitProblem, uploadedAssetFiles } from './hosts/cloudflare-assets.ts';
 import { folderLimitWarning, foldersPastLimit } from './hosts/static-host-files.ts';
 import { faultPoint } from './faults.ts';
@@ -52,7 +52,7 @@ export function startWriting(build: Build, read: ContentRead, release: ReleasePl
   const changedUsers = layers && new Set(times.changedUsers);
   // Compressed as they are written, beside the render (Cloudflare compresses itself).
   const compressed = emptyStats();
-  const layout = codingLayoutOf(build.o.target);
+  const layout = build.codings;
   const writingUsers = writeUserFiles(release.usersStaging, index, times, changedUsers ? index.users.filter((u) => changedUsers.has(u.username)) : index.users, layout && { stats: compressed, layout }, recycled);
   return { clearing, writingUsers, compressed, recycled };
 }
@@ -125,7 +125,7 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
   // those of the files it leaves to others from there. Cloudflare compresses itself.
   let compressStats: CompressStats | undefined;
   let compressMs = 0;
-  const layout = codingLayoutOf(o.target);
+  const layout = build.codings;
   if (layout) {
     const t0 = performance.now();
     // The user answers are compressed by their thread as it writes them (write-build.ts), and so are the pages by the kept renderer.
@@ -143,7 +143,7 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
     if (problem) throw new BuildRefused(problem);
   }
   // A static build serves many hosts: only Netlify refuses a full folder, so this is a warning.
-  if (o.target === 'static') for (const past of foldersPastLimit(freshLayout.client)) console.warn(folderLimitWarning(past));
+  if (o.target === 'static') for (const past of foldersPastLimit(freshLayout.client)) console.warn(folderLimitWarning(past, layout !== undefined));
   return { ...stats, previews, compressMs, compressStats };
 }
 

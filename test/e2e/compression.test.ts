@@ -8,11 +8,13 @@ import http from 'node:http';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { locator, releaseFiles } from '../../src/release/layers.ts';
+import { listFiles, locator, releaseFiles } from '../../src/release/layers.ts';
 import { listReleases, readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../src/release/releases.ts';
-import { MIN_COMPRESSED_BYTES } from '../../src/build/files/compress.ts';
+import { MIN_COMPRESSED_BYTES, codingLayoutOf } from '../../src/build/files/compress.ts';
+import { DEPLOY_TARGETS, precompressFromEnv } from '../../src/config.ts';
 import { ENCODINGS, compressedBaseOf, isCompressible } from '../../src/http/headers.ts';
 import { buildFixture, ownBuild, sharedBuild, workDir } from '../support/built-server.ts';
+import { serve } from '../../scripts/support/serve-build.ts';
 import { FIXTURE, unpackedEntries } from '../support/helpers.ts';
 import { isPacked } from '../../src/release/coded-file.ts';
 
@@ -126,6 +128,68 @@ describe('each target keeps its own codings', () => {
     // Every answer as the static release serves it: JSON, not a head and compressed bytes.
     for (const f of fs.readdirSync(path.join(client, 'api', 'v1', 'users')).filter((n) => compressedBaseOf(n) === undefined)) {
       expect(() => JSON.parse(fs.readFileSync(path.join(client, 'api', 'v1', 'users', f), 'utf8')), f).not.toThrow();
+    }
+  }, 90_000);
+});
+
+describe('PRECOMPRESS=0: no codings, for a host that compresses by itself', () => {
+  /** Every file of the served release, by path, with its bytes. */
+  const served = (dist: string) => {
+    const client = path.join(releasesDir(dist), servedRelease(dist)!, 'client');
+    return new Map(listFiles(client).sort().map((f) => [f, fs.readFileSync(path.join(client, f))]));
+  };
+
+  test('PRECOMPRESS is 1 (the default) or 0, anything else is refused with the two it takes; 0 means no codings on every target', () => {
+    for (const raw of [undefined, '', '1']) expect(precompressFromEnv({ PRECOMPRESS: raw }), String(raw)).toBe(true);
+    expect(precompressFromEnv({ PRECOMPRESS: '0' })).toBe(false);
+    for (const raw of ['no', 'false', ' 0', '2']) expect(() => precompressFromEnv({ PRECOMPRESS: raw }), raw).toThrow(/PRECOMPRESS must be 1 .* or 0 /);
+    for (const target of DEPLOY_TARGETS) expect(codingLayoutOf(target, false), target).toBeUndefined();
+    expect([codingLayoutOf('node'), codingLayoutOf('static'), codingLayoutOf('cloudflare')]).toEqual(['packed', 'siblings', undefined]);
+  });
+
+  test('a static build writes none, also over the answers of a static build that had them, the bytes a fresh one writes', () => {
+    const work = workDir('precompress-off');
+    onTestFinished(() => fs.rmSync(work, { recursive: true, force: true }));
+    const dist = path.join(work, 'dist');
+    const at = (k: number) => ({ DEPLOY_TARGET: 'static', SOURCE_DATE_EPOCH: String(1768482000 + k * 60) });
+    // Three whole static releases with siblings: the fourth build prunes the first and takes its answers' files.
+    for (let k = 0; k < 3; k++) {
+      const b = buildFixture(FIXTURE, dist, { ...at(k), RELEASE_LAYERS: '0' });
+      expect(b.status, String(b.stderr)).toBe(0);
+    }
+    expect(fs.existsSync(path.join(releasePath(dist, listReleases(dist)[0]!), 'client', 'api', 'v1', 'users', 'alice.gz'))).toBe(true);
+    const off = buildFixture(FIXTURE, dist, { ...at(3), PRECOMPRESS: '0' });
+    expect(off.status, String(off.stderr)).toBe(0);
+    expect(off.stdout).not.toMatch(/Compressing/);
+    const files = served(dist);
+    expect([...files.keys()].filter((f) => compressedBaseOf(f) !== undefined || isPacked(files.get(f)!))).toEqual([]);
+    // What builds with no codings all along write, file for file (the answers keep the first build's time).
+    const fresh = path.join(work, 'fresh', 'dist');
+    for (const k of [0, 3]) {
+      const b = buildFixture(FIXTURE, fresh, { ...at(k), PRECOMPRESS: '0' });
+      expect(b.status, String(b.stderr)).toBe(0);
+    }
+    const theirs = served(fresh);
+    expect([...files.keys()]).toEqual([...theirs.keys()]);
+    for (const [f, bytes] of theirs) expect(files.get(f)!.equals(bytes), f).toBe(true);
+  }, 90_000);
+
+  test('the Node server then sends each page and answer as it is, with Vary, to a client that takes br and gzip', async () => {
+    const work = workDir('precompress-off-node');
+    onTestFinished(() => fs.rmSync(work, { recursive: true, force: true }));
+    const dist = path.join(work, 'dist');
+    const b = buildFixture(FIXTURE, dist, { PRECOMPRESS: '0' });
+    expect(b.status, String(b.stderr)).toBe(0);
+    const files = served(dist);
+    expect([...files.keys()].filter((f) => compressedBaseOf(f) !== undefined || isPacked(files.get(f)!))).toEqual([]);
+    const server = await serve({ env: { DIST_DIR: dist } });
+    onTestFinished(() => server.stop());
+    for (const [target, file] of [['/p/alice', 'p/alice.html'], ['/api/v1/users/alice', 'api/v1/users/alice']] as const) {
+      const r = await get(server.base, target, { 'accept-encoding': 'br, gzip' });
+      expect(r.status, target).toBe(200);
+      expect(r.headers['content-encoding'], target).toBeUndefined();
+      expect(r.headers.vary, target).toMatch(/Accept-Encoding/i);
+      expect(r.body.equals(files.get(file)!), target).toBe(true);
     }
   }, 90_000);
 });

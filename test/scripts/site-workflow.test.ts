@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { listFiles } from '../../src/release/layers.ts';
+import { compressedBaseOf } from '../../src/http/headers.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
 import { FIXTURE, ROOT } from '../support/helpers.ts';
 
@@ -37,6 +38,7 @@ const CURRENT_MAJORS: Record<string, number> = {
 };
 
 const stepUsing = (job: Job, action: string) => job.steps.find((s) => s.uses?.split('@')[0] === action);
+const stepRunning = (job: Job, command: RegExp) => job.steps.find((s) => s.run !== undefined && command.test(s.run));
 
 describe('.github/workflows/site.yml', () => {
   test('runs on pull requests, pushes to main, daily and on demand', () => {
@@ -62,7 +64,8 @@ describe('.github/workflows/site.yml', () => {
     const [ci, check, tests, buildStep] = [at(/^npm ci\b/), at(/^npm run check\b/), at(/^npm test\b/), at(/npm run build/)];
     expect([ci, check, tests, buildStep].every((i) => i >= 0)).toBe(true);
     expect(ci < check && check < tests && tests < buildStep).toBe(true);
-    expect(build.steps[buildStep]!.env).toMatchObject({ DEPLOY_TARGET: 'static', SITE_URL: expect.stringContaining('vars.SITE_URL') });
+    // No .br/.gz copies: GitHub compresses by itself and would serve them only at their own addresses.
+    expect(build.steps[buildStep]!.env).toMatchObject({ DEPLOY_TARGET: 'static', PRECOMPRESS: '0', SITE_URL: expect.stringContaining('vars.SITE_URL') });
     const upload = stepUsing(build, 'actions/upload-pages-artifact')!;
     expect(upload, 'the build uploads the Pages artifact').toBeDefined();
     expect(build.steps.indexOf(upload)).toBeGreaterThan(buildStep);
@@ -105,7 +108,9 @@ describe('the Pages artifact of a static build', () => {
   beforeAll(() => {
     if (!hasTar) return;
     fs.rmSync(work, { recursive: true, force: true });
-    const r = buildFixture(FIXTURE, dist, { DEPLOY_TARGET: 'static' });
+    // The build step's own environment, but for SITE_URL.
+    const { SITE_URL: _, ...env } = stepRunning(workflow.jobs.build!, /npm run build/)!.env!;
+    const r = buildFixture(FIXTURE, dist, env);
     expect(r.status, r.stderr + r.stdout).toBe(0);
   }, 120_000);
   afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -126,5 +131,7 @@ describe('the Pages artifact of a static build', () => {
     expect(archived).toEqual(files);
     for (const f of ['index.html', '404.html', 'p/alice.html', 'docs.html', 'sitemap.xml', 'api/v1/users/alice']) expect(archived).toContain(f);
     expect(archived.some((f) => /^_astro\/.+\.css$/.test(f))).toBe(true);
+    // GitHub compresses by itself: no copies it would serve at their own addresses.
+    expect(archived.filter((f) => compressedBaseOf(f) !== undefined)).toEqual([]);
   });
 });

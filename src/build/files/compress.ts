@@ -25,11 +25,11 @@ import { isPacked, packCodings } from '../../release/coded-file.ts';
  * Where a release keeps the compressed codings of a file: `packed` inside the file itself
  * (src/release/coded-file.ts), for the Node server, one inode a file instead of three; `siblings`
  * beside it as `<file>.br` and `<file>.gz`, for static hosts (nginx's `gzip_static`). Cloudflare
- * compresses itself: none.
+ * compresses itself: none; nor where the operator says the host does (`PRECOMPRESS=0`, config.ts).
  */
 export type CodingLayout = 'packed' | 'siblings';
-export const codingLayoutOf = (target: DeployTarget): CodingLayout | undefined =>
-  target === 'node' ? 'packed' : target === 'static' ? 'siblings' : undefined;
+export const codingLayoutOf = (target: DeployTarget, precompress = true): CodingLayout | undefined =>
+  !precompress ? undefined : target === 'node' ? 'packed' : target === 'static' ? 'siblings' : undefined;
 
 /**
  * Brotli quality 5 and gzip level 6: on the pages and answers of 20,000 profiles, quality 11 saved

@@ -84,8 +84,9 @@ export function foldersPastLimit(clientDir: string, limit = NETLIFY_FOLDER_LIMIT
 }
 
 /** What a static build says of a folder past Netlify's limit: which, how many, and what to do. */
-export function folderLimitWarning(past: { folder: string; files: number }, limit = NETLIFY_FOLDER_LIMIT): string {
+export function folderLimitWarning(past: { folder: string; files: number }, precompressed: boolean, limit = NETLIFY_FOLDER_LIMIT): string {
   return `warning: ${past.folder}/ holds ${past.files.toLocaleString('en')} files: Netlify refuses a deploy with more than ${limit.toLocaleString('en')} in one folder. `
-    + 'Other static hosts take it as it is. For Netlify, delete the .br and .gz files before deploying (Netlify compresses itself), '
-    + 'or serve more profiles with the Node server or Workers (docs/deploying.md#netlify).';
+    + 'Other static hosts take it as it is. For Netlify, '
+    + (precompressed ? 'build with PRECOMPRESS=0 (no .br and .gz files: Netlify compresses itself), or ' : '')
+    + 'serve more profiles with the Node server or Workers (docs/deploying.md#netlify).';
 }
