@@ -89,8 +89,9 @@ async function checkTarget(target: Target): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const dist = path.join(WORK, target.id, 'dist');
   fs.rmSync(path.dirname(dist), { recursive: true, force: true });
-  console.log(`# ${target.id}: DEPLOY_TARGET=${target.build}, served by ${target.servedBy}, on ${base}`);
-  const built = await buildSiteAsync({ contentDir: CONTENT, distDir: dist, siteUrl: base, env: { DEPLOY_TARGET: target.build, CLOUDFLARE_ASSET_LIMIT: '' } });
+  const env = { DEPLOY_TARGET: target.build, CLOUDFLARE_ASSET_LIMIT: '', ...target.noCodings && { PRECOMPRESS: '0' } };
+  console.log(`# ${target.id}: ${Object.entries(env).filter(([, v]) => v).map(([k, v]) => `${k}=${v}`).join(' ')}, served by ${target.servedBy}, on ${base}`);
+  const built = await buildSiteAsync({ contentDir: CONTENT, distDir: dist, siteUrl: base, env });
   if (built.status !== 0) { fail(`${target.id} build`, built.stderr.trim().split('\n').slice(-3).join(' ')); return; }
   let running: RunningHost | undefined;
   try {

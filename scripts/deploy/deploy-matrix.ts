@@ -12,6 +12,8 @@ export interface Target {
   heading: string;
   /** `DEPLOY_TARGET` of its build. */
   build: 'node' | 'cloudflare' | 'static';
+  /** Built with `PRECOMPRESS=0`: a host that compresses by itself needs no `.br`/`.gz` copies (docs/deploying.md). */
+  noCodings?: true;
   /** What serves it in `npm run check:deploy`, or why nothing can here. */
   servedBy: string;
   /** False where the host's software cannot run on this machine: its cells are the host's documented behaviour. */
@@ -48,8 +50,8 @@ export const TARGETS: readonly Target[] = [
   { id: 'nginx-proxy', heading: 'Node server behind nginx', build: 'node', servedBy: 'nginx with `scripts/deploy/nginx.conf` in front of `npm run serve`', runs: true, conformance: 'all' },
   { id: 'cloudflare', heading: 'Cloudflare Workers', build: 'cloudflare', servedBy: '`wrangler dev` (workerd)', runs: true, conformance: 'all' },
   { id: 'nginx-static', heading: 'nginx alone', build: 'static', servedBy: 'nginx with `scripts/deploy/nginx-static.conf`', runs: true, conformance: NGINX_STATIC_CONFORMANCE },
-  { id: 'netlify', heading: 'Netlify', build: 'static', servedBy: '`netlify dev --offline` (netlify-cli)', runs: true, conformance: NETLIFY_DEV_CONFORMANCE },
-  { id: 'github-pages', heading: 'GitHub Pages', build: 'static', servedBy: 'not run here (GitHub\'s servers only): its layout rules are tested', runs: false, conformance: [] },
+  { id: 'netlify', heading: 'Netlify', build: 'static', noCodings: true, servedBy: '`netlify dev --offline` (netlify-cli)', runs: true, conformance: NETLIFY_DEV_CONFORMANCE },
+  { id: 'github-pages', heading: 'GitHub Pages', build: 'static', noCodings: true, servedBy: 'not run here (GitHub\'s servers only): its layout rules are tested', runs: false, conformance: [] },
 ];
 
 /** What a probe reads: one request to the target, with headers a browser may not set (Host). */
@@ -315,7 +317,7 @@ export function matrixTable(): string {
   const head = `| | ${TARGETS.map((t) => t.heading).join(' | ')} |`;
   const rule = `|---|${TARGETS.map(() => '---').join('|')}|`;
   const served = `| served by | ${TARGETS.map((t) => t.servedBy).join(' | ')} |`;
-  const build = `| \`DEPLOY_TARGET\` | ${TARGETS.map((t) => `\`${t.build}\``).join(' | ')} |`;
+  const build = `| \`DEPLOY_TARGET\` | ${TARGETS.map((t) => `\`${t.build}\`${t.noCodings ? ', `PRECOMPRESS=0`' : ''}`).join(' | ')} |`;
   const rows = ROWS.map((r) => `| ${r.feature} | ${TARGETS.map((t) => r.cells[t.id]).join(' | ')} |`);
   return [head, rule, build, served, ...rows].join('\n');
 }

@@ -36,7 +36,8 @@ beforeAll(async () => {
   fs.rmSync(work, { recursive: true, force: true });
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  const built = buildFixture(FIXTURE, path.join(work, 'dist'), { DEPLOY_TARGET: 'static', SITE_URL: base });
+  // As docs/deploying.md says to build for Netlify: no .br/.gz copies, Netlify compresses by itself.
+  const built = buildFixture(FIXTURE, path.join(work, 'dist'), { DEPLOY_TARGET: 'static', PRECOMPRESS: '0', SITE_URL: base });
   expect(built.status, built.stderr).toBe(0);
   dev = await startNetlifyDev(path.join(work, 'dist', 'client'), port);
   site = dev.site;
