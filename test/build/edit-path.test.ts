@@ -11,6 +11,7 @@ import { CREATORS_ROWS_FILE, USER_NAMES_FILE } from '../../src/api/release-files
 import { readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../src/release/releases.ts';
 import { buildLayout } from '../../src/release/layout.ts';
 import { readRecord } from '../../src/build/reuse/record.ts';
+import { SLOW_FINDING_MS, stampingHint } from '../../src/build/plan.ts';
 import { Builder, spawnBuilder, type Rebuilt } from '../../src/build/rebuilds.ts';
 import { browsePages, changedBrowsePages } from '../../src/ui/browse.ts';
 import { TEST_SITE_URL, buildFixture, workDir } from '../support/built-server.ts';
@@ -100,6 +101,8 @@ function editBuildServesAsWholeRead(content: string, dist: string, reference: st
   expect(ours.status, ours.stderr).toBe(0);
   expect(ours.stdout).toMatch(/Finding the changed profiles/);
   expect(ours.stdout).not.toMatch(/Validating content|every profile is read/);
+  // Quick to find: no word on a faster way (plan.ts `stampingHint`).
+  expect(ours.stdout).not.toMatch(/stamping every file/);
   const theirs = buildFixture(content, reference, settled(FIRST + 60, { EDIT_PATH: '0' }));
   expect(theirs.status, theirs.stderr).toBe(0);
   expect(theirs.stdout).toMatch(/Validating content/);
@@ -252,6 +255,13 @@ describe('edit builds', () => {
 });
 
 describe('edit builds told which files changed (npm start sets CHANGED_FILES)', () => {
+  test('a build by hand slow to find the changed profiles names the way that looks at the changed files only', () => {
+    expect(stampingHint(SLOW_FINDING_MS - 1)).toBeUndefined();
+    const said = stampingHint(7_240)!;
+    expect(said).toContain('took 7.2 s');
+    for (const way of ['`npm start`', 'post-merge hook', 'docs/operators.md#edits-going-live']) expect(said).toContain(way);
+  });
+
   /** A build told that `files` changed since the served release, as `npm start` tells it. */
   const told = (content: string, dist: string, files: string[], since = servedRelease(dist)!) =>
     buildFixture(content, dist, settled(FIRST + 60, { CHANGED_FILES: files.join('\n'), CHANGED_SINCE: since }));
