@@ -154,7 +154,8 @@ async function editBuild(build: Build, { lookOnly = false } = {}): Promise<EditR
     return { plan, renderer, ...pages };
   });
   if (!made && !lookOnly) console.log(`  (every profile is read: ${why})`);
-  const hint = o.changed ? undefined : stampingHint(performance.now() - t0);
+  // Not for a build told the files, nor for the check after one (BUILD_IF_CHANGED): they are the faster way.
+  const hint = o.changed || o.ifChangedBefore !== undefined ? undefined : stampingHint(performance.now() - t0);
   if (hint) console.log(hint);
   return made;
 }
