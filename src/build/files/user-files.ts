@@ -51,11 +51,7 @@ function writeInPlace(file: string, rel: string, bytes: Uint8Array, layout: Codi
     recycled = false;
   }
   try {
-    if (recycled && sameBytes(fd, bytes, layout)) {
-      // Kept as it is, but with no codings in this build (Cloudflare, PRECOMPRESS=0) none of a static build's may stay beside it.
-      if (!layout) for (const suffix of SIBLING_SUFFIXES) fs.rmSync(file + suffix, { force: true });
-      return;
-    }
+    if (recycled && sameBytes(fd, bytes, layout)) return;
     const coded = layout ? codedFile(rel, bytes, layout, compressed) : { body: bytes, siblings: NO_SIBLINGS };
     const body = coded.body;
     for (let at = 0; at < body.length;) at += fs.writeSync(fd, body, at, body.length - at, at);

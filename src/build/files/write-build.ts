@@ -105,12 +105,14 @@ export async function writeUserFiles(stagingDir: string, index: SiteIndex, times
       await worker.terminate();
     }
   }
-  // Recycled files of profiles that are gone; none in a folder this build started empty, which at
-  // 1,000,000 profiles would be a listing of 3 million entries.
+  // Recycled files of profiles that are gone, and with no codings in this build (Cloudflare,
+  // PRECOMPRESS=0) the siblings a static build left beside unchanged ones; none in a folder this
+  // build started empty, which at 1,000,000 profiles would be a listing of 3 million entries.
   if (!recycled) return written;
   const names = new Set(index.users.map((u) => u.username));
   for (const name of await fs.promises.readdir(stagingDir)) {
-    if (!names.has(compressedBaseOf(name) ?? name)) await fs.promises.rm(path.join(stagingDir, name), { recursive: true, force: true });
+    const base = compressedBaseOf(name);
+    if ((base !== undefined && !compressed) || !names.has(base ?? name)) await fs.promises.rm(path.join(stagingDir, name), { recursive: true, force: true });
   }
   return written;
 }
