@@ -2,13 +2,12 @@
 // block: `<`, `>`, `&` and the JS line separators become \u escapes, which JSON parsers read back.
 import type { PublicUser } from '../schemas/api.ts';
 
+const UNSAFE = /[<>&\u2028\u2029]/g;
+const escapeOf = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
 export function jsonLdSafe(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+  // One pass over the JSON, not one a character: a profile page's JSON-LD is made 20,000 times a build.
+  return JSON.stringify(value).replace(UNSAFE, escapeOf);
 }
 
 // A suspended profile's page asserts only its name: no bio, picture or links (badges are never here).

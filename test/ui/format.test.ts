@@ -1,7 +1,8 @@
 // The shortcuts in the page's text helpers give what the Intl formatters they stand in for give.
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { initialOf } from '../../src/ui/default-avatar.ts';
-import { formatJoined } from '../../src/ui/format.ts';
+import { formatJoined, formatViews } from '../../src/ui/format.ts';
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 const segmenterInitial = (name: string) => {
@@ -9,6 +10,8 @@ const segmenterInitial = (name: string) => {
   return first.done ? '?' : first.value.segment.toLocaleUpperCase('en');
 };
 const monthYear = new Intl.DateTimeFormat('en', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
+const intlViews = (views: number) => `${compact.format(views).toLowerCase()} ${views === 1 ? 'view' : 'views'}`;
 
 describe('text helpers of the profile page', () => {
   test('the initial of a name starting with any two ASCII characters is the segmenter\'s', () => {
@@ -19,6 +22,21 @@ describe('text helpers of the profile page', () => {
     }
     expect(initialOf('  ')).toBe('?');
     expect(initialOf('e\u0301mile')).toBe('E\u0301');
+  });
+
+  // formatViews keeps one text per rounded count: every count must still read as Intl has it,
+  // at the edges of each unit and of each rounding step above all.
+  test('"<n> views" is Intl\'s compact text of the count, however many were formatted before', () => {
+    const edges: number[] = [];
+    for (let unit = 1e3; unit <= 1e15; unit *= 1000) {
+      for (const step of [unit / 10, unit]) for (const k of [1, 5, 9, 10, 99, 100, 999, 1000, 9999]) {
+        const at = k * step;
+        for (const near of [at - step / 2 - 1, at - step / 2, at - step / 2 + 1, at - 1, at, at + 1, at + step / 2 - 1, at + step / 2, at + step / 2 + 1]) if (near >= 0) edges.push(near);
+      }
+    }
+    for (const views of [...edges, 0, 1, 2, 999, 1000, 999_950, 999_949, 999_999, Number.MAX_SAFE_INTEGER, 1.5, 2.25]) expect(formatViews(views), String(views)).toBe(intlViews(views));
+    const counts = fc.oneof(fc.nat(), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.integer({ min: 0, max: 1e7 }));
+    fc.assert(fc.property(counts, (views) => formatViews(views) === intlViews(views)), { numRuns: 20_000 });
   });
 
   test('"joined <month year>" is the month in UTC, whatever the offset written', () => {

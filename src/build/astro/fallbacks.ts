@@ -5,9 +5,11 @@
 //   static-paths       the pages that are not profile pages made by `astro build`, not by
 //                      astro/runtime/prerender/static-paths.js
 //   resolve-streaming  pages streamed as Astro streams them, BuildApp's resolveStreaming left alone
+//   page-map           each page's module imported through Astro's manifest as Astro does, page
+//                      after page, not once (the entry's `manifest.pageMap`)
 //   wrangler-redirect  no `.wrangler/deploy/config.json` (@cloudflare/vite-plugin's redirect): the
 //                      build names `wrangler deploy --config <DIST_DIR>/server/wrangler.json`
-export const ASTRO_FALLBACKS = ['kept-renderer', 'static-paths', 'resolve-streaming', 'wrangler-redirect'] as const;
+export const ASTRO_FALLBACKS = ['kept-renderer', 'static-paths', 'resolve-streaming', 'page-map', 'wrangler-redirect'] as const;
 export type AstroFallback = (typeof ASTRO_FALLBACKS)[number];
 
 /** Whether `ASTRO_FALLBACK` forces `name`'s fallback; a name that is not one throws, so a typo tests nothing silently. */
