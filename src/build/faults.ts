@@ -3,11 +3,13 @@
 //   <step>          the build kills itself with SIGKILL when it reaches <step>: no handler, no cleanup
 //   enospc@<step>   a write at <step> fails as on a full disk (ENOSPC)
 //   pause@<step>    the build prints `PAUSED <step>` and waits until its stdin closes
-// The steps, in order, are `BUILD_STEPS`.
+// The steps, in order, are `BUILD_STEPS`; `compiling` is the compile's (`COMPILE_STEP`).
 
 /** The named points of a build, in the order it reaches them. */
 export const BUILD_STEPS = ['locked', 'cleaned', 'validated', 'rendering', 'rendered', 'written', 'sealed', 'switching', 'switched'] as const;
-export type BuildStep = (typeof BUILD_STEPS)[number];
+/** The point where the compile of a first build of new code, a process of its own (astro/compile-process.ts), begins: reached only by such builds. */
+export const COMPILE_STEP = 'compiling';
+export type BuildStep = (typeof BUILD_STEPS)[number] | typeof COMPILE_STEP;
 
 const faults = (env: NodeJS.ProcessEnv) => (env.BUILD_FAULT ?? '').split(',').filter(Boolean).map((f) => {
   const at = f.indexOf('@');
@@ -36,8 +38,8 @@ export async function faultPoint(step: BuildStep, detail = '', env: NodeJS.Proce
 /** Throws when `BUILD_FAULT` holds a step that does not exist: a misspelt fault would test nothing. */
 export function checkFaults(env: NodeJS.ProcessEnv = process.env): void {
   for (const f of faults(env)) {
-    if (!(BUILD_STEPS as readonly string[]).includes(f.step) || !['kill', 'enospc', 'pause'].includes(f.kind)) {
-      throw new Error(`BUILD_FAULT: no fault \`${f.kind === 'kill' ? f.step : `${f.kind}@${f.step}`}\`; steps: ${BUILD_STEPS.join(', ')}`);
+    if (![...BUILD_STEPS, COMPILE_STEP].includes(f.step as BuildStep) || !['kill', 'enospc', 'pause'].includes(f.kind)) {
+      throw new Error(`BUILD_FAULT: no fault \`${f.kind === 'kill' ? f.step : `${f.kind}@${f.step}`}\`; steps: ${[...BUILD_STEPS, COMPILE_STEP].join(', ')}`);
     }
   }
 }

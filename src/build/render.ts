@@ -7,17 +7,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { buildLayout } from '../release/layout.ts';
 import { LAYERED_DIRS, listFiles } from '../release/layers.ts';
 import { releasePath, servedRelease } from '../release/releases.ts';
-import { buildSiteIndex, columnsOf, type SiteIndex } from '../model/site-index.ts';
-import { mediaAddressesFor } from '../model/public-user.ts';
+import { columnsOf, type SiteIndex } from '../model/site-index.ts';
 import { handOverSiteIndex, pagesRendered } from './astro/page-data.ts';
 import { linkPages } from './reuse/page-reuse.ts';
 import { KEPT_FILE, KEPT_SERVER_DIR, keepRendererIn, readKept } from './astro/keep-renderer.ts';
 import { openRenderer, RendererUnavailable, type PageRenderer } from './astro/page-renderer.ts';
 import { WORKER_MIN_PAGES, renderProfilePages, threadCount } from './astro/render-pages.ts';
 import { astroFallback } from './astro/fallbacks.ts';
+import type { CompileJob } from './astro/compile-process.ts';
 import { addStats, emptyStats, type CompressStats } from './files/compress.ts';
 import { wholeIndexFiles } from './derived.ts';
 import type { EditPlan } from './reuse/edit-path.ts';
@@ -57,8 +59,8 @@ async function astroBuild(build: Build, index: SiteIndex, profiles: Iterable<str
 const compiles = new Map<string, Promise<void>>();
 
 /**
- * Compiles the code with `astro build` and keeps its renderer, when none is kept for this code and
- * the engine renders this build's pages; undefined otherwise. The pipeline begins it as the build
+ * Compiles the code with `astro build`, in a process of its own (`compileElsewhere`), and keeps its
+ * renderer, when none is kept for this code and the engine renders this build's pages; undefined otherwise. The pipeline begins it as the build
  * starts, beside validating the content: the compiled code holds no content, so Astro pre-renders
  * its pages from an empty index into a scratch folder, thrown away, and the kept renderer renders
  * every page of the release (`renderWithKept`), as for every build after it.
@@ -69,8 +71,12 @@ export function compileRenderer(build: Build): Promise<void> | undefined {
   if (under || !usesEngine(o) || typeof readKept(build.keptDir, build.keptKey) !== 'string') return under;
   // Its own name in the store, which pruneStore (keep-renderer.ts) removes once this process is gone.
   const scratch = `${build.keptDir}.astro-out.${process.pid}.tmp`;
-  const empty = buildSiteIndex({ dir: o.contentDir, profiles: new Map(), creators: new Map(), decorations: new Map(), views: new Map() }, { siteUrl: o.siteUrl, builtAt: o.builtAt, media: mediaAddressesFor(o.target) });
-  const compile = astroBuild(build, empty, [], scratch)
+  setAstroEnv(o);
+  const job: CompileJob = {
+    root: o.root, contentDir: o.contentDir, siteUrl: o.siteUrl, builtAt: o.builtAt.toISOString(), target: o.target,
+    key: build.keptKey, keptDir: build.keptDir, outDir: scratch, logLevel: o.astroLogLevel,
+  };
+  const compile = compileElsewhere(job)
     .finally(() => {
       fs.rmSync(scratch, { recursive: true, force: true });
       compiles.delete(build.keptDir);
@@ -79,6 +85,18 @@ export function compileRenderer(build: Build): Promise<void> | undefined {
   compile.catch(() => {});
   compiles.set(build.keptDir, compile);
   return compile;
+}
+
+/**
+ * `astro build` of `job` in a process of its own (astro/compile-process.ts), with this process's Node
+ * arguments and environment and its output printed here; rejects when it fails.
+ */
+function compileElsewhere(job: CompileJob): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL('./astro/compile-process.ts', import.meta.url)), JSON.stringify(job)], { stdio: ['ignore', 'inherit', 'inherit'] });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`\`astro build\` (compiling the pages) ${signal ? `was stopped by ${signal}` : `failed with exit code ${code}`}; its output is above`))));
+  });
 }
 
 /** The renderer `astro build` kept for this code, or undefined: none was kept (`compileRenderer`). */

@@ -108,6 +108,19 @@ describe('the render engine', () => {
     }
   }, 60_000);
 
+  // The compile is a process of its own, so that what it holds is not held by the build while it
+  // renders: when it dies, the build says so and fails, and nothing is served or left behind.
+  test('a first build of new code whose compile dies fails with the reason and publishes nothing', () => {
+    const dist = path.join(WORK, 'compile-dies', 'dist');
+    const r = buildFixture(FIXTURE, dist, { PROFILES_INCREMENTAL: '0', KEPT_RENDERER: '0', BUILD_FAULT: 'compiling' });
+    expect(r.status, `${r.stderr}${r.stdout}`).toBe(1);
+    expect(r.stderr).toContain('BUILD_FAULT: SIGKILL at compiling');
+    expect(r.stderr).toContain('`astro build` (compiling the pages) was stopped by SIGKILL');
+    expect(r.stderr).toMatch(/dist\/ is untouched/);
+    expect(servedRelease(dist)).toBeUndefined();
+    expect(fs.readdirSync(rendererStore(ROOT)).filter((name) => /\.astro-out\./.test(name))).toEqual([]);
+  }, 60_000);
+
   test('a build of code compiled before renders every page with the kept renderer, in two threads', () => {
     const built = build('kept', { RENDER_THREADS: '2' });
     expect(built.stdout).toContain('profile pages with Astro\'s kept renderer in 2 threads');
