@@ -60,10 +60,11 @@ const compiles = new Map<string, Promise<void>>();
 
 /**
  * Compiles the code with `astro build`, in a process of its own (`compileElsewhere`), and keeps its
- * renderer, when none is kept for this code and the engine renders this build's pages; undefined otherwise. The pipeline begins it as the build
- * starts, beside validating the content: the compiled code holds no content, so Astro pre-renders
- * its pages from an empty index into a scratch folder, thrown away, and the kept renderer renders
- * every page of the release (`renderWithKept`), as for every build after it.
+ * renderer, when none is kept for this code and the engine renders this build's pages; undefined
+ * otherwise. The pipeline begins it as the build starts, beside validating the content: the
+ * compiled code holds no content, so Astro pre-renders its pages from an empty index into a
+ * scratch folder, thrown away, and the kept renderer renders every page of the release
+ * (`renderWithKept`), as for every build after it.
  */
 export function compileRenderer(build: Build): Promise<void> | undefined {
   const { o } = build;
