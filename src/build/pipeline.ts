@@ -93,6 +93,8 @@ export interface Build {
   keptDir: string;
   /** `astro build` compiling this code, begun as the build started, when none was kept for it (render.ts `compileRenderer`). */
   compiling?: Promise<void>;
+  /** The peak memory (KB) of the process that compiled, once it has ended (render.ts `compileElsewhere`). */
+  compilePeakKb?: number;
   /** Runs one step, saying when it starts and how long it took. */
   step<T>(name: string, work: () => T | Promise<T>): Promise<T>;
   /** Seconds since the build started, as printed. */
@@ -245,9 +247,9 @@ function reportNothingChanged(build: Build): void {
 /** The build's summary line, and for `npm run bench` one machine-readable line (the memory of every process added up). */
 function report(build: Build, read: ContentRead, release: ReleasePlan, written: Written, servedAfter: string): void {
   const { o } = build;
-  // One process: the render threads' memory is in its own peak.
+  // The render threads' memory is in this process's peak; a compile's process is said beside it.
   const ownRssKb = process.resourceUsage().maxRSS;
-  const memory = `${Math.round(ownRssKb / 1024)} MB`;
+  const memory = `${Math.round(ownRssKb / 1024)} MB${build.compilePeakKb ? ` (and ${Math.round(build.compilePeakKb / 1024)} MB in the process that compiled, while it ran)` : ''}`;
   const { layers, times, pages } = release;
   console.log(
     `Built ${read.userCount} profiles (${read.suspended} suspended), ${read.index.creators.length} active creators: ` +

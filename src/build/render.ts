@@ -78,6 +78,7 @@ export function compileRenderer(build: Build): Promise<void> | undefined {
     key: build.keptKey, keptDir: build.keptDir, outDir: scratch, logLevel: o.astroLogLevel,
   };
   const compile = compileElsewhere(job)
+    .then((peakKb) => { build.compilePeakKb = peakKb; })
     .finally(() => {
       fs.rmSync(scratch, { recursive: true, force: true });
       compiles.delete(build.keptDir);
@@ -90,13 +91,17 @@ export function compileRenderer(build: Build): Promise<void> | undefined {
 
 /**
  * `astro build` of `job` in a process of its own (astro/compile-process.ts), with this process's Node
- * arguments and environment and its output printed here; rejects when it fails.
+ * arguments and environment and its output printed here. Resolves with its peak memory (KB, as it
+ * told), rejects when it fails.
  */
-function compileElsewhere(job: CompileJob): Promise<void> {
+function compileElsewhere(job: CompileJob): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL('./astro/compile-process.ts', import.meta.url)), JSON.stringify(job)], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL('./astro/compile-process.ts', import.meta.url)), JSON.stringify(job)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let peakKb: number | undefined;
+    child.on('message', (m: { maxRssKb?: number }) => { peakKb = m.maxRssKb; });
     child.once('error', reject);
-    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`\`astro build\` (compiling the pages) ${signal ? `was stopped by ${signal}` : `failed with exit code ${code}`}; its output is above`))));
+    // 'close', not 'exit': after its last message too.
+    child.once('close', (code, signal) => (code === 0 ? resolve(peakKb) : reject(new Error(`\`astro build\` (compiling the pages) ${signal ? `was stopped by ${signal}` : `failed with exit code ${code}`}; its output is above`))));
   });
 }
 

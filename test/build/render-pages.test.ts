@@ -80,6 +80,8 @@ describe('the render engine', () => {
     // Compiled beside validating, into a scratch folder of the store that goes with the build.
     expect(built.stdout).toContain('Compiling the pages with `astro build` (begun as the build started)…');
     expect(built.stdout).toContain('profile pages with the renderer `astro build` compiled in 2 threads');
+    // The compile's process has its own peak, said beside the build's.
+    expect(built.stdout).toMatch(/peak memory \d+ MB \(and \d+ MB in the process that compiled, while it ran\)\.$/m);
     // The answers counted, not the compressed siblings written beside them.
     expect(built.stdout).toContain('7 pages (7 rendered, 0 unchanged), 7 API files,');
     expectSameAsShared(built.dist);
@@ -124,6 +126,7 @@ describe('the render engine', () => {
   test('a build of code compiled before renders every page with the kept renderer, in two threads', () => {
     const built = build('kept', { RENDER_THREADS: '2' });
     expect(built.stdout).toContain('profile pages with Astro\'s kept renderer in 2 threads');
+    expect(built.stdout).toMatch(/peak memory \d+ MB\.$/m);
     expectSameAsShared(built.dist);
   }, 60_000);
 

@@ -37,5 +37,7 @@ keepRendererIn({ ...job.key, dir: job.keptDir });
 await faultPoint(COMPILE_STEP);
 const { build } = await import('astro');
 await build({ root: job.root, outDir: job.outDir, logLevel: job.logLevel as 'info' | undefined ?? 'warn' });
-// Nothing is left to wait for: a handle Vite or a plugin left open must not keep the build waiting.
-process.exit(0);
+// Its peak, for the build's summary line; then nothing is left to wait for: a handle Vite or a
+// plugin left open must not keep the build waiting.
+process.send?.({ maxRssKb: process.resourceUsage().maxRSS }, () => process.exit(0));
+if (!process.send) process.exit(0);
