@@ -28,7 +28,9 @@ async function watchedPage(): Promise<{ page: Page; problems: string[] }> {
   const problems: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`error: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`failed: ${r.url()}`));
+  // A load the page itself cancelled by navigating on (the favicon of a page left at once, on a busy
+  // machine) is not a failure of the site: every other failed request is.
+  page.on('requestfailed', (r) => { if (r.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`); });
   return { page, problems };
 }
 
