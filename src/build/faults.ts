@@ -10,6 +10,8 @@ export const BUILD_STEPS = ['locked', 'cleaned', 'validated', 'rendering', 'rend
 /** The point where the compile of a first build of new code, a process of its own (astro/compile-process.ts), begins: reached only by such builds. */
 export const COMPILE_STEP = 'compiling';
 export type BuildStep = (typeof BUILD_STEPS)[number] | typeof COMPILE_STEP;
+/** Every step a fault may name. */
+const FAULT_STEPS: readonly string[] = [...BUILD_STEPS, COMPILE_STEP];
 
 const faults = (env: NodeJS.ProcessEnv) => (env.BUILD_FAULT ?? '').split(',').filter(Boolean).map((f) => {
   const at = f.indexOf('@');
@@ -38,8 +40,8 @@ export async function faultPoint(step: BuildStep, detail = '', env: NodeJS.Proce
 /** Throws when `BUILD_FAULT` holds a step that does not exist: a misspelt fault would test nothing. */
 export function checkFaults(env: NodeJS.ProcessEnv = process.env): void {
   for (const f of faults(env)) {
-    if (![...BUILD_STEPS, COMPILE_STEP].includes(f.step as BuildStep) || !['kill', 'enospc', 'pause'].includes(f.kind)) {
-      throw new Error(`BUILD_FAULT: no fault \`${f.kind === 'kill' ? f.step : `${f.kind}@${f.step}`}\`; steps: ${[...BUILD_STEPS, COMPILE_STEP].join(', ')}`);
+    if (!FAULT_STEPS.includes(f.step) || !['kill', 'enospc', 'pause'].includes(f.kind)) {
+      throw new Error(`BUILD_FAULT: no fault \`${f.kind === 'kill' ? f.step : `${f.kind}@${f.step}`}\`; steps: ${FAULT_STEPS.join(', ')}`);
     }
   }
 }
