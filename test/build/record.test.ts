@@ -148,7 +148,14 @@ describe('the release record', () => {
     const whole = fs.readFileSync(file);
     fs.writeFileSync(file, whole.subarray(0, whole.lastIndexOf(10, whole.length - 2) + 1));
     expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined, files: undefined });
-    fs.writeFileSync(file, whole.toString().replace('"version":1,"rows"', '"version":0,"rows"'));
+    fs.writeFileSync(file, whole.toString().replace(/^\{"version":\d+,"rows"/, '{"version":0,"rows"'));
+    expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined, files: undefined });
+    // A line whose columns are not all as long as its first (one value short): no record, not rows shifted.
+    const [head, first, ...rest] = whole.toString().split('\n');
+    const columns = JSON.parse(first!) as unknown[][];
+    expect(columns).toHaveLength(12);
+    columns[5]!.pop();
+    fs.writeFileSync(file, [head, JSON.stringify(columns), ...rest].join('\n'));
     expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined, files: undefined });
     fs.writeFileSync(file, '{ not json');
     expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined, files: undefined });

@@ -3,12 +3,13 @@
 // file is hard-linked from that build instead of rendered again. Not Astro's
 // `experimental.incrementalBuild`, which copies every unchanged page and was slower than a cold
 // build at 100,000 profiles (docs/scale.md).
-import { createHash, hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PublicUser } from '../../schemas/api.ts';
 import type { SiteIndex } from '../../model/site-index.ts';
 import { ENCODINGS } from '../../http/headers.ts';
+import { rowKey } from './record.ts';
 
 // 3: page keys hash the avatar's bytes (avatarKey).
 export const MANIFEST_VERSION = 3;
@@ -21,7 +22,7 @@ export const MANIFEST_VERSION = 3;
 export function profilePageKey(user: PublicUser, avatar: string | undefined, json = JSON.stringify(user)): string {
   // The user's JSON text with its age as 0: the key `"accountAgeDays":` can only be the top-level
   // one, since quotes inside a JSON string are escaped. A rebuild hashes the same text for the answer.
-  return hash('sha1', `${json.replace(AGE, '"accountAgeDays":0')}\0${avatar ?? ''}`, 'base64url');
+  return rowKey(`${json.replace(AGE, '"accountAgeDays":0')}\0${avatar ?? ''}`);
 }
 
 /**
@@ -68,7 +69,8 @@ export function manifestPages(manifest: PageManifest): Map<string, string> {
  */
 export function userInputKey(stamp: string, user: PublicUser, avatar: string | undefined): string {
   const d = user.avatarDecoration;
-  return `${stamp}|${user.views}|${d ? `${d.id}\0${d.name}\0${d.file}` : ''}|${avatar ?? ''}`;
+  // A key, not the text (a stamp and an avatar's digest among its parts): the record keeps one for each profile.
+  return rowKey(`${stamp}|${user.views}|${d ? `${d.id}\0${d.name}\0${d.file}` : ''}|${avatar ?? ''}`);
 }
 
 /**
