@@ -63,7 +63,7 @@ export async function loadContentFast(dir: string, options: ParseOptions & SiteO
 }> {
   const scan = scanContent(dir);
   const { parsed, stats, saveCache, stamps, digests } = await parseProfiles(scan.profileFiles, options, (file) => scan.reader.read(file, YAML_LIMIT));
-  const views = new StampedFileCache<Record<string, number>>(options.cacheFile, 'views', options.ignoreCache);
+  const views = new StampedFileCache<ViewCounts>(options.cacheFile, 'views', options.ignoreCache);
   const creators = new StampedFileCache<Creator>(options.cacheFile, 'creators', options.ignoreCache);
   const result = assemble(scan, parsed, options, { views, creators });
   views.save();
@@ -172,6 +172,36 @@ function scanContent(dir: string): Scan {
 }
 
 /** What the content is checked against beyond itself. */
+/**
+ * The view counts of `stats/views.yaml` as the validation cache keeps them: names and counts in two
+ * columns, in the file's order. At 1,000,000 profiles V8 parsed them as one object of a million keys
+ * in 0.37 s, of the 2 s an edit build took to find its changes; as two arrays in a fraction of it.
+ */
+export interface ViewCounts {
+  names: string[];
+  counts: number[];
+}
+
+export function viewCounts(stats: Record<string, number>): ViewCounts {
+  const names = Object.keys(stats);
+  return { names, counts: names.map((name) => stats[name]!) };
+}
+
+/**
+ * A look-up of `counts` by name for a few names (an edit build's changed profiles): a scan of the
+ * names each, and a Map of them all only past 16 look-ups.
+ */
+export function viewCountOf(counts: ViewCounts): (name: string) => number | undefined {
+  let byName: Map<string, number> | undefined;
+  let asked = 0;
+  return (name) => {
+    if (!byName && ++asked > 16) byName = new Map(counts.names.map((n, i) => [n, counts.counts[i]!]));
+    if (byName) return byName.get(name);
+    const i = counts.names.indexOf(name);
+    return i < 0 ? undefined : counts.counts[i];
+  };
+}
+
 export interface SiteOptions {
   /** The site's public address (SITE_URL): no profile may claim its host as a custom domain. */
   siteUrl?: string;
@@ -190,7 +220,7 @@ export function siteHostNames(siteUrl: string): Map<string, string> {
 }
 
 /** The checks across files, the creators and the view counts, on the parsed profiles. */
-function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, caches: { views?: StampedFileCache<Record<string, number>>; creators?: StampedFileCache<Creator> } = {}): LoadResult {
+function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, caches: { views?: StampedFileCache<ViewCounts>; creators?: StampedFileCache<Creator> } = {}): LoadResult {
   const { content, problems, warnings, avatars } = scan;
   const { dir } = content;
   const siteHosts = site.siteUrl ? siteHostNames(site.siteUrl) : new Map<string, string>();
@@ -252,9 +282,9 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, c
   // Counts parsed before are reused while the file is unchanged, unless one names a profile that is
   // gone: its warning needs the line, so the file is parsed again.
   const known = (username: string) => scan.profileNames.has(`${username}.yaml`);
-  const cached = scan.hasViews ? caches.views?.get(statsFile, (counts) => Object.keys(counts).every(known)) : undefined;
+  const cached = scan.hasViews ? caches.views?.get(statsFile, (counts) => counts.names.every(known)) : undefined;
   if (cached) {
-    for (const [username, count] of Object.entries(cached)) content.views.set(username, count);
+    for (let i = 0; i < cached.names.length; i++) content.views.set(cached.names[i]!, cached.counts[i]!);
   } else {
     const statsRead = scan.hasViews ? scan.reader.read(statsFile, VIEWS_LIMIT) : undefined;
     if (statsRead && !statsRead.ok) problems.push(...statsRead.problems);
@@ -276,7 +306,7 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, c
           if (known(username)) content.views.set(username, count);
           else warnings.push({ file: statsFile, ...r.locate([username]), keyPath: username, message: `views for \`${username}\`, who has no profile, are ignored` });
         }
-        caches.views?.set(statsFile, r.value ?? {});
+        caches.views?.set(statsFile, viewCounts(r.value ?? {}));
       }
     }
   }

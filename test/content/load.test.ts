@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { formatProblem, formatProblemGithub } from '../../src/content/problems.ts';
-import { loadContent } from '../../src/content/load.ts';
+import fc from 'fast-check';
+import { loadContent, viewCountOf, viewCounts } from '../../src/content/load.ts';
 import { FIXTURE } from '../support/helpers.ts';
 
 const made: string[] = [];
@@ -228,3 +229,16 @@ function parseWorkflowCommand(line: string) {
   }
   return { command: name, properties, data: unescapeData(line.slice(end + 2)) };
 }
+
+describe('view counts as the validation cache keeps them', () => {
+  test('a look-up by name gives the count of the file, or none, scanning or past 16 look-ups by a Map', () => {
+    const name = fc.stringMatching(/^[a-z0-9_-]{1,12}$/);
+    fc.assert(fc.property(fc.dictionary(name, fc.nat()), fc.array(name, { maxLength: 40 }), (stats, asked) => {
+      const counts = viewCounts(stats);
+      expect(counts.names).toEqual(Object.keys(stats));
+      const countOf = viewCountOf(counts);
+      // Every name of the file and the asked ones, in an order that crosses the 16th look-up.
+      for (const n of [...asked, ...Object.keys(stats)]) expect(countOf(n)).toBe(Object.hasOwn(stats, n) ? stats[n] : undefined);
+    }), { numRuns: 300 });
+  });
+});

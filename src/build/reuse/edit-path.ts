@@ -25,7 +25,7 @@ import { walkContent, type ContentTree } from '../../content/content-tree.ts';
 import { RACY_MS, stampFiles, stampList, type StampList } from '../../content/file-stamps.ts';
 import { ContentReader, YAML_LIMIT, decodeText } from '../../content/read-file.ts';
 import { StampedFileCache, parseProfileFile, type PublicProfile } from '../../content/profile-files.ts';
-import type { Content } from '../../content/load.ts';
+import { viewCountOf, type Content, type ViewCounts } from '../../content/load.ts';
 import { digestFiles, digestMap, folderDigest, type FileDigests } from '../../content/file-digests.ts';
 import { otherFiles, type KeptIndex } from './kept-index.ts';
 import type { ColumnChanges } from '../derived.ts';
@@ -222,10 +222,14 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
   if (others.includes('stats/views.yaml')) {
     const counts = storedFor(viewsCache, 'stats/views.yaml');
     if (!counts) return { reason: 'the view counts are not in the validation cache' };
-    for (const i of changedAt) if (Object.hasOwn(counts, names[i]!)) views.set(names[i]!, counts[names[i]!]!);
+    const countOf = viewCountOf(counts);
+    for (const i of changedAt) {
+      const count = countOf(names[i]!);
+      if (count !== undefined) views.set(names[i]!, count);
+    }
     // A count for a name without a profile is a warning: one that comes or goes changes the warnings.
-    for (const i of added) if (Object.hasOwn(counts, names[i]!)) return { reason: `${names[i]}, added, has a view count` };
-    for (const j of removed) if (Object.hasOwn(counts, kept.names[j]!)) return { reason: `${kept.names[j]}, removed, has a view count` };
+    for (const i of added) if (countOf(names[i]!) !== undefined) return { reason: `${names[i]}, added, has a view count` };
+    for (const j of removed) if (countOf(kept.names[j]!) !== undefined) return { reason: `${kept.names[j]}, removed, has a view count` };
   }
   const content: Content = { dir, profiles: new Map<string, PublicProfile>(), creators: new Map(), decorations, views };
   const ctx = { siteUrl, builtAt: inputs.builtAt };
@@ -336,7 +340,7 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
  * files as the last whole read parsed them. Read only, so shared with the edit builds before this
  * one in the same process while the files are the same (`npm start`'s builder reads them between builds).
  */
-export function readCachedInputs(cacheFile: string): { views: StampedFileCache<Record<string, number>>; creators: StampedFileCache<Creator> } {
+export function readCachedInputs(cacheFile: string): { views: StampedFileCache<ViewCounts>; creators: StampedFileCache<Creator> } {
   return { views: new StampedFileCache(cacheFile, 'views', false, true), creators: new StampedFileCache(cacheFile, 'creators', false, true) };
 }
 
