@@ -2,9 +2,9 @@
 // build and an edit build alike: both hand the same columns (src/model/site-index.ts `columnsOf`;
 // an edit build's are the served release's kept columns with its changes applied), so both make the
 // same bytes by construction (test/build/incremental-equals-full.test.ts checks it).
-// - Pages Astro renders from the index (`wholeIndexFiles`): the home page (creators, the count),
-//   the API description and its docs page (the example user), the sitemaps (active profiles), the
-//   browse pages (every name).
+// - Pages Astro renders from the index (`wholeIndexFiles`): the home page (the active creators, their
+//   avatars, the count), the API description and its docs page (the example user), the sitemaps
+//   (active profiles), the browse pages (every name).
 // - Files the build writes (`handlerFiles`): the handler's lookup tables, the filter of names, the
 //   creators rows and the creators list's first page.
 // An edit build makes again only those whose inputs it changed (`ColumnChanges`, from edit-path.ts):
@@ -43,9 +43,10 @@ export const EVERY_COLUMN: ColumnChanges = { names: true, listed: true, media: t
 /** The pages made from the whole index that `changes` makes again, and what a release holds of them. */
 export interface WholeIndexFiles {
   /**
-   * Their addresses, as the kept renderer renders them: the home page, the API description and its
-   * docs page every time (the count, the creators, the example user: one page each), and the
-   * sitemap files and browse pages whose names changed.
+   * Their addresses, as the kept renderer renders them: the API description and its docs page every
+   * time (the example user: small pages), the home page when a profile came or went or a creator
+   * changed (it lists every active creator: 5 MB at 1,000,000 profiles, a quarter of a second to
+   * render and compress), and the sitemap files and browse pages whose names changed.
    */
   routes: string[];
   /**
@@ -64,7 +65,7 @@ export function wholeIndexFiles(c: IndexColumns, changes: ColumnChanges = EVERY_
   const remadeSitemaps = new Set([...sitemaps?.changed ?? [], ...sitemaps?.gone ?? []].map((p) => p.slice(1)));
   const remadeBrowse = new Set([...browse?.changed ?? [], ...browse?.gone ?? []].map((n) => `${browsePath(n).slice(1)}.html`));
   return {
-    routes: ['/', '/openapi.json', '/docs', ...sitemaps?.changed ?? [], ...(browse?.changed ?? []).map(browsePath)],
+    routes: [...homeChanged(changes) ? ['/'] : [], '/openapi.json', '/docs', ...sitemaps?.changed ?? [], ...(browse?.changed ?? []).map(browsePath)],
     remade: (file) => isWholeIndexFile(file, changes, (own) => (SITEMAP.test(own) ? remadeSitemaps.has(own) : remadeBrowse.has(own))),
   };
 }
@@ -77,13 +78,17 @@ export function wholeIndexFiles(c: IndexColumns, changes: ColumnChanges = EVERY_
 export function isWholeIndexFile(file: string, changes: ColumnChanges = EVERY_COLUMN, named?: (own: string) => boolean): boolean {
   const own = compressedBaseOf(file) ?? file;
   if (ALWAYS_MADE.test(own) || own === CREATORS_FILE) return true;
+  if (own === HOME_PAGE) return homeChanged(changes);
   if (SITEMAP.test(own)) return changes.listed && (!changes.before || named!(own));
   if (BROWSE_PAGE.test(own)) return changes.names && (!changes.before || named!(own));
   if (own === USER_NAMES_FILE) return changes.names;
   if (own === CREATORS_ROWS_FILE) return changes.creators;
   return own.startsWith(`${LOOKUP_DIR}/`) && changes.media;
 }
-const ALWAYS_MADE = /^(index\.html|openapi\.json|docs\.html)$/;
+const ALWAYS_MADE = /^(openapi\.json|docs\.html)$/;
+const HOME_PAGE = 'index.html';
+/** The home page shows the number of profiles and each active creator's row (src/pages/index.astro) with its avatar. */
+const homeChanged = (changes: ColumnChanges) => changes.names || changes.creators || changes.media;
 const SITEMAP = /^sitemap(-\d+)?\.xml$/;
 const BROWSE_PAGE = /^browse\/\d+\.html$/;
 
