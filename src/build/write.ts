@@ -130,7 +130,7 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
     const t0 = performance.now();
     // The user answers are compressed by their thread as it writes them (write-build.ts), and so are the pages by the kept renderer.
     const compressedAsWritten = [...background.recycled ? [] : [USERS_DIR], ...rendered.pagesCompressed ? [PAGES_DIR] : []];
-    compressStats = await build.step('Compressing', () => compressRelease(freshLayout.client, layout, compressedAsWritten));
+    compressStats = await build.step('Compressing', () => compressRelease(freshLayout.client, layout, compressedAsWritten, rendered.linked));
     addStats(compressStats, background.compressed);
     addStats(compressStats, rendered.compressed);
     compressMs = Math.round(performance.now() - t0);

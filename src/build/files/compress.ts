@@ -150,14 +150,17 @@ export interface CompressBatch {
  * Writes the compressed codings of the files of `clientDir` (its own files, not those a layered
  * release reads from others) that are worth compressing and have none yet, as `layout` keeps them,
  * in worker threads, one per core. `compressedAsWritten`: folders whose writers compressed every
- * file (the user answers, the pages the kept renderer wrote), not even listed. Returns what it
- * compressed: a file whose codings saved too little counts with its own size for both.
+ * file (the user answers, the pages the kept renderer wrote), not even listed; `linked`: files
+ * linked from a release that compressed them (an edit build's, render.ts `renderEdit`), not read.
+ * Returns what it compressed: a file whose codings saved too little counts with its own size for both.
  */
-export async function compressRelease(clientDir: string, layout: CodingLayout, compressedAsWritten: readonly string[] = [], threads = os.availableParallelism()): Promise<CompressStats> {
+export async function compressRelease(
+  clientDir: string, layout: CodingLayout, compressedAsWritten: readonly string[] = [], linked: ReadonlySet<string> = new Set(), threads = os.availableParallelism(),
+): Promise<CompressStats> {
   const files = listFiles(clientDir, compressedAsWritten);
   const present = new Set(files);
   // A packed file is told by its head, which the threads read: siblings by their names.
-  const todo = files.filter((f) => isCompressible(f) && (layout === 'packed' || !ENCODINGS.some((e) => present.has(f + e.suffix))));
+  const todo = files.filter((f) => isCompressible(f) && !linked.has(f) && (layout === 'packed' || !ENCODINGS.some((e) => present.has(f + e.suffix))));
   const stats = emptyStats();
   if (!todo.length) return stats;
   // A batch's worth of files (a small site, an edit): this thread, since a thread takes longer to start (~70 ms).
