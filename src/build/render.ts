@@ -154,7 +154,10 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
       }, 5000);
       try {
         rendering = (async () => {
-          if (edit) return void (linked = await renderEdit(build, edit.renderer, fresh, [...plan.render], edit.plan));
+          if (edit) {
+            linked = await renderEdit(build, edit.renderer, fresh, [...plan.render], edit.plan);
+            return;
+          }
           // Cloudflare, or Astro kept nothing (a warning said why): `astro build` renders every page.
           if (!keptRenderer) return astroBuild(build, index, plan.render, fresh);
           await renderWithKept(build, read, keptRenderer, fresh);
@@ -228,7 +231,7 @@ function keptRendererFailed(build: Build, e: unknown): Error {
  * inode, which this disk charges most for (docs/scale.md, "Files on disk"). Nothing is linked over
  * a file this build wrote, and this build's writers replace a file rather than write into it
  * (write-build.ts `writeFiles`, compress.ts `writeCodedFile`), so no link can change the served release.
- * Returns the files it linked: at 1,000,000 profiles 1,600 of them (browse pages, sitemaps, lookup
+ * Returns the files it linked: at 1,000,000 profiles about 1,500 of them (browse pages, sitemaps, lookup
  * tables), which the compress step read whole to find them compressed already (0.2 s an edit).
  */
 async function renderEdit(build: Build, renderer: PageRenderer, outDir: string, names: string[], edit: EditPlan): Promise<ReadonlySet<string>> {
