@@ -136,7 +136,7 @@ async function editBuild(build: Build, { lookOnly = false } = {}): Promise<EditR
     if (named && 'reason' in named) console.log(`  (every profile is stamped, not only the changed files: ${named.reason})`);
     const plan = await planEdit({
       contentDir: o.contentDir, fingerprint: build.pagesFingerprint, builtAt: o.builtAt, siteUrl: o.siteUrl, cacheFile: validationCacheFile(o.root, o.contentDir), readServed, settleMs: o.settleMs,
-      changedNames: named && 'names' in named ? named.names : undefined, ifChangedBefore: o.ifChangedBefore,
+      changedNames: named && 'names' in named ? named.names : undefined, listedOthers: named && 'names' in named ? named.listedOthers : undefined, ifChangedBefore: o.ifChangedBefore,
       kept: () => validKeptIndex(record().kept),
       digests: () => validFileDigests(record().files),
       meanwhile: () => ({ manifest: record().manifest, times: new AnswerTimes(o.builtAt.toISOString(), record().times) }),

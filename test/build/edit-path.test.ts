@@ -299,6 +299,32 @@ describe('edit builds told which files changed (npm start sets CHANGED_FILES)', 
     expect(JSON.parse(servedText(a.files.get('api/v1/users/bob')!)).data.displayName).toBe('Left out');
   }, 120_000);
 
+  const bobCategory = (files: Map<string, Buffer>) =>
+    (JSON.parse(servedText(files.get('service-api/v1/creators')!)).data as { username: string; category: string }[]).find((c) => c.username === 'bob')!.category;
+  test('files outside profiles/ the list leaves out are taken as served and found by the check; one it names is looked at', () => {
+    const { content, dist, reference } = firstBuild('told-others');
+    const creator = path.join(content, 'creators', 'bob.yaml');
+    edit(content, 'erin_99', (t) => t.replace(/^bio: .*$/m, 'bio: "Told."'));
+    fs.writeFileSync(creator, 'category: art\n');
+    const ours = told(content, dist, ['profiles/erin_99.yaml']);
+    expect(ours.status, ours.stderr).toBe(0);
+    // The listed build is an edit build that never saw bob's creator file; the check's build reads every profile.
+    const built = ours.stdout.split('\n').filter((l) => l.startsWith('Built '));
+    expect(built).toHaveLength(2);
+    expect(ours.stdout.slice(0, ours.stdout.indexOf(built[0]!))).not.toMatch(/every profile is/);
+    expect(ours.stdout).toMatch(/every profile is read: files outside profiles\/ changed/);
+    const a = servesAsWholeReadInMoreReleases(content, dist, reference);
+    expect(bobCategory(a.files)).toBe('art');
+
+    // Named: the listed build looks at every file outside profiles/, finds the change and reads every profile.
+    fs.writeFileSync(creator, 'category: music\n');
+    const named = told(content, dist, ['creators/bob.yaml']);
+    expect(named.status, named.stderr).toBe(0);
+    expect(builtLines(named.stdout)).toBe(1);
+    expect(named.stdout).toMatch(/every profile is read: files outside profiles\/ changed/);
+    expect(bobCategory(servedState(dist).files)).toBe('music');
+  }, 120_000);
+
   test('BUILD_IF_CHANGED: no new release when no profile changed (before the time it gives)', () => {
     const { content, dist } = firstBuild('if-changed');
     const served = servedRelease(dist);
