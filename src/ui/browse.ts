@@ -7,7 +7,7 @@
 // every page after it. Every profile is listed, suspended ones too (their page says so): the pages
 // then change only when a profile is added or removed. They are made from the index's columns
 // (src/build/derived.ts), in a cold build and an edit build alike.
-import { cutAt, runStarts, sameItems, type RunSizes } from '../model/content-runs.ts';
+import { changedParts, cutAt, runStarts, type RunSizes } from '../model/content-runs.ts';
 
 /**
  * Names per page: 500 to 2,000, about 1,000 (1,000 generated names made 48 KB of HTML, 2.4 KB
@@ -30,19 +30,30 @@ export interface BrowsePage {
 
 /** The pages of `names`: at least one, so the home page's link always leads somewhere. Everything a page shows is here. */
 export function browsePages(names: readonly string[], sizes = BROWSE_PAGE_SIZES): BrowsePage[] {
-  const parts = cutAt(names, runStarts(names, sizes));
+  const parts = cutAt(names, browseStarts(names, sizes));
   if (!parts.length) parts.push([]);
   return parts.map((part, k) => ({ page: k + 1, pages: parts.length, names: part, ...(k === 0 && { total: names.length }) }));
 }
 
+/** Where each page of `names` starts (content-runs.ts `runStarts`): what a release's record keeps of its pages (derived.ts `siteRuns`). */
+export const browseStarts = (names: readonly string[], sizes = BROWSE_PAGE_SIZES): number[] => runStarts(names, sizes);
+
 /**
  * The pages whose content differs between `before` and `now` (the served release's names and
- * this build's), compared field for field, and those `before` had that `now` has not: what an edit
- * build makes again or drops. The others are the same bytes: a page shows only its BrowsePage.
+ * this build's), and those `before` had that `now` has not: what an edit build makes again or
+ * drops. The others are the same bytes: a page shows only its BrowsePage, the number of pages on
+ * each, the number of names on the first. `starts`: where the pages of each start (browseStarts),
+ * when known.
  */
-export function changedBrowsePages(now: readonly string[], before: readonly string[], sizes = BROWSE_PAGE_SIZES): { changed: number[]; gone: number[] } {
-  const [a, b] = [browsePages(now, sizes), browsePages(before, sizes)];
-  const same = (x: BrowsePage, y: BrowsePage | undefined) =>
-    y !== undefined && x.pages === y.pages && x.total === y.total && sameItems(x.names, y.names);
-  return { changed: a.filter((p, k) => !same(p, b[k])).map((p) => p.page), gone: b.slice(a.length).map((p) => p.page) };
+export function changedBrowsePages(
+  now: readonly string[], before: readonly string[], starts?: { now: readonly number[]; before: readonly number[] }, sizes = BROWSE_PAGE_SIZES,
+): { changed: number[]; gone: number[] } {
+  const [a, b] = [starts?.now ?? browseStarts(now, sizes), starts?.before ?? browseStarts(before, sizes)];
+  // At least one page each, empty or not (browsePages).
+  const [pages, pagesBefore] = [Math.max(1, a.length), Math.max(1, b.length)];
+  const gone = Array.from({ length: Math.max(0, pagesBefore - pages) }, (_, k) => pages + 1 + k);
+  if (pages !== pagesBefore) return { changed: Array.from({ length: pages }, (_, k) => k + 1), gone };
+  const changed = new Set(changedParts(now, a, before, b).changed.map((k) => k + 1));
+  if (now.length !== before.length) changed.add(1);
+  return { changed: [...changed].sort((x, y) => x - y), gone };
 }

@@ -10,7 +10,7 @@
 // the page's last change is worse than none, since search engines stop trusting a site's lastmod.
 import type { PublicUser } from '../schemas/api.ts';
 import type { IndexColumns } from '../model/site-index.ts';
-import { cutAt, runStarts, sameItems, type RunSizes } from '../model/content-runs.ts';
+import { changedParts, cutAt, runStarts, sameItems, type RunSizes } from '../model/content-runs.ts';
 
 /** sitemaps.org: a sitemap file holds at most 50,000 URLs (and 50 MB); so does a sitemap index. */
 export const SITEMAP_MAX_URLS = 50_000;
@@ -76,7 +76,7 @@ export function sitemapXml(siteUrl: string, part: SitemapPart): string {
 export function sitemapParts(entries: readonly string[], sizes = SITEMAP_SIZES): SitemapPart[] {
   if (sizes.max > SITEMAP_MAX_URLS) throw new RangeError(`a sitemap file holds at most ${SITEMAP_MAX_URLS} addresses, not ${sizes.max}`);
   if (entries.length <= sizes.max) return [{ path: '/sitemap.xml', index: false, entries }];
-  const parts = cutAt(entries, runStarts(entries, sizes)).map((part, k): SitemapPart => ({ path: `/sitemap-${k + 1}.xml`, index: false, entries: part }));
+  const parts = cutAt(entries, runStarts(entries, sizes)).map((part, k): SitemapPart => ({ path: partPath(k), index: false, entries: part }));
   if (parts.length > SITEMAP_MAX_URLS) throw new RangeError(`${entries.length} addresses need more than ${SITEMAP_MAX_URLS} sitemap files`);
   return [{ path: '/sitemap.xml', index: true, entries: parts.map((p) => p.path) }, ...parts];
 }
@@ -85,17 +85,31 @@ export function sitemapParts(entries: readonly string[], sizes = SITEMAP_SIZES):
 export const sitemapFiles = (siteUrl: string, entries: readonly string[], sizes = SITEMAP_SIZES): SitemapFile[] =>
   sitemapParts(entries, sizes).map((part) => ({ path: part.path, xml: sitemapXml(siteUrl, part) }));
 
+/** The address of the sitemap's file of addresses `k` (from 0) past one file. */
+const partPath = (k: number) => `/sitemap-${k + 1}.xml`;
+
 type SitemapColumns = Pick<IndexColumns, 'names' | 'suspended' | 'domains'>;
 const BY_COLUMNS = new WeakMap<object, SitemapPart[]>();
+const ENTRIES = new WeakMap<object, string[]>();
+
+/** What the sitemap of a build's index columns lists (as sitemapEntries), made once however many ask. */
+export function sitemapList(c: SitemapColumns): string[] {
+  let entries = ENTRIES.get(c);
+  if (!entries) {
+    entries = [''];
+    for (let i = 0; i < c.names.length; i++) if (listed(Boolean(c.suspended[i]), c.domains[i] !== null)) entries.push(c.names[i]!);
+    ENTRIES.set(c, entries);
+  }
+  return entries;
+}
+
+/** Where each file of addresses of `entries` would start past one file (content-runs.ts `runStarts`): what a release's record keeps of its sitemap (derived.ts `siteRuns`). */
+export const sitemapStarts = (entries: readonly string[]): number[] => runStarts(entries, SITEMAP_SIZES);
 
 /** The sitemap's files of a build's index columns (src/model/site-index.ts), cut once however many routes ask; the XML is made by the file's route. */
 export function siteSitemap(c: SitemapColumns): SitemapPart[] {
   let parts = BY_COLUMNS.get(c);
-  if (!parts) {
-    const entries = [''];
-    for (let i = 0; i < c.names.length; i++) if (listed(Boolean(c.suspended[i]), c.domains[i] !== null)) entries.push(c.names[i]!);
-    BY_COLUMNS.set(c, (parts = sitemapParts(entries)));
-  }
+  if (!parts) BY_COLUMNS.set(c, (parts = sitemapParts(sitemapList(c))));
   return parts;
 }
 
@@ -103,13 +117,23 @@ export function siteSitemap(c: SitemapColumns): SitemapPart[] {
  * The sitemap files whose content differs between `before` and `now` (the served release's
  * columns and this build's), compared entry for entry, and the files `before` had that `now` has
  * not: what an edit build makes again or drops. The others are the same bytes (the same SITE_URL:
- * the code's fingerprint holds it).
+ * the code's fingerprint holds it). `starts`: sitemapStarts of each, when known.
  */
-export function changedSitemapFiles(now: SitemapColumns, before: SitemapColumns): { changed: string[]; gone: string[] } {
-  const [a, b] = [siteSitemap(now), new Map(siteSitemap(before).map((p) => [p.path, p]))];
-  const same = (x: SitemapPart, y: SitemapPart | undefined) => y !== undefined && x.index === y.index && sameItems(x.entries, y.entries);
-  const paths = new Set(a.map((p) => p.path));
-  return { changed: a.filter((p) => !same(p, b.get(p.path))).map((p) => p.path), gone: [...b.keys()].filter((p) => !paths.has(p)) };
+export function changedSitemapFiles(
+  now: SitemapColumns, before: SitemapColumns, starts?: { now: readonly number[]; before: readonly number[] },
+): { changed: string[]; gone: string[] } {
+  const [a, b] = [sitemapList(now), sitemapList(before)];
+  if (a.length > SITEMAP_SIZES.max && b.length > SITEMAP_SIZES.max) {
+    // An index and files of addresses in both: a file is the same where its entries are; the index, where the number of files is.
+    const [sa, sb] = [starts?.now ?? sitemapStarts(a), starts?.before ?? sitemapStarts(b)];
+    const changed = changedParts(a, sa, b, sb).changed.map(partPath);
+    if (sa.length !== sb.length) changed.unshift('/sitemap.xml');
+    return { changed, gone: Array.from({ length: Math.max(0, sb.length - sa.length) }, (_, k) => partPath(sa.length + k)) };
+  }
+  const [x, y] = [siteSitemap(now), new Map(siteSitemap(before).map((p) => [p.path, p]))];
+  const same = (p: SitemapPart, q: SitemapPart | undefined) => q !== undefined && p.index === q.index && sameItems(p.entries, q.entries);
+  const paths = new Set(x.map((p) => p.path));
+  return { changed: x.filter((p) => !same(p, y.get(p.path))).map((p) => p.path), gone: [...y.keys()].filter((p) => !paths.has(p)) };
 }
 
 /**

@@ -27,6 +27,7 @@ function recordOf(n: number): ReleaseRecord {
       stamps: names.map((_, i) => at(i + 1)), digests: names.map((_, i) => (at(i + 1) === null ? `dg${i}` : null)), avatars: names.map((_, i) => (i % 3 ? null : `a${i}.png`)), decorations: names.map((_, i) => (i % 5 ? null : 'halo')),
       domains: names.map((_, i) => (i % 11 ? null : `d${i}.example`)), suspended: names.map((_, i) => (i % 13 ? 0 : 1)), previews: names.map((_, i) => (i % 4 ? null : `p${i}.png`)),
       decorationEntries: [['halo', 'Halo', 'halo.png']], example: { name: 'user000001', full: true }, warnings: ['a warning'],
+      runs: { browse: [0, 7], sitemap: [0] },
     },
     // More files than profiles, so the files take lines of their own too.
     files: { version: 1, files: Array.from({ length: n + 3 }, (_, i) => `avatars/a${i}.png`), stamps: Array.from({ length: n + 3 }, (_, i) => at(i)), digests: Array.from({ length: n + 3 }, (_, i) => `d${i}`) },

@@ -3,7 +3,7 @@
 // leaves every part before it as it was and changes only a few after it.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { cutAt, keyHash, runStarts, type RunSizes } from '../../src/model/content-runs.ts';
+import { changedParts, cutAt, keyHash, runStarts, runStartsAfter, type RunSizes } from '../../src/model/content-runs.ts';
 
 const SIZES: RunSizes = { min: 8, every: 8, max: 64 };
 /** Sorted distinct keys of the kind profiles have. */
@@ -43,6 +43,31 @@ describe('runStarts', () => {
         expect(b[k]).toEqual(a[k]);
         end += a[k]!.length;
       }
+    }));
+  });
+
+  /** `keys` with some keys added and some removed: one stretch or several apart, or none. */
+  const edited = fc.tuple(keyLists, fc.uniqueArray(fc.stringMatching(/^[a-z0-9_-]{1,12}$/), { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 6 }))
+    .map(([keys, added, removed]) => {
+      const gone = new Set(removed.map((r) => keys[r % Math.max(1, keys.length)]));
+      return [keys, [...new Set([...keys.filter((k) => !gone.has(k)), ...added])].sort()] as const;
+    });
+
+  test('runStartsAfter finds the starts runStarts finds, from those of a list some keys apart', () => {
+    for (const sizes of [SIZES, { min: 1, every: 3, max: 4 }, { min: 5, every: 1, max: 5 }]) {
+      fc.assert(fc.property(edited, ([before, keys]) => {
+        expect(runStartsAfter(keys, sizes, { keys: before, starts: runStarts(before, sizes) })).toEqual(runStarts(keys, sizes));
+      }));
+    }
+  });
+
+  test('changedParts names the parts whose keys differ from those of the part at the same place, and those past the end', () => {
+    fc.assert(fc.property(edited, ([before, keys]) => {
+      const [a, b] = [runStarts(keys, SIZES), runStarts(before, SIZES)];
+      const [partsA, partsB] = [cutAt(keys, a), cutAt(before, b)];
+      const { changed, gone } = changedParts(keys, a, before, b);
+      expect(changed).toEqual(partsA.flatMap((p, k) => (partsB[k]?.join('\n') === p.join('\n') ? [] : [k])));
+      expect(gone).toEqual(partsB.slice(partsA.length).map((_, k) => partsA.length + k));
     }));
   });
 

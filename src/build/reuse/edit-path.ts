@@ -28,7 +28,7 @@ import { StampedFileCache, parseProfileFile, type PublicProfile } from '../../co
 import { viewCountOf, type Content, type ViewCounts } from '../../content/load.ts';
 import { digestFiles, digestMap, folderDigest, type FileDigests } from '../../content/file-digests.ts';
 import { otherFiles, type KeptIndex } from './kept-index.ts';
-import type { ColumnChanges } from '../derived.ts';
+import { siteRuns, type ColumnChanges } from '../derived.ts';
 
 /** Past this many changed profiles the edit path saves little: the build reads every profile. */
 export const EDIT_PATH_MAX_CHANGED = 1_000;
@@ -339,10 +339,14 @@ export async function planEdit<M>(inputs: EditInputs<M>): Promise<(EditPlan & { 
     // The whole site's, for the files made from the whole index (src/build/derived.ts).
     columns: { siteUrl, builtAt, names, suspended: next.suspended, domains: next.domains, avatars: next.avatars, creatorRows: listed },
   };
+  // Where this release's browse pages and sitemap files start, from the served release's. The same
+  // column objects as derived.ts is handed: what the sitemap lists of each is made once (sitemap.ts).
+  const before = { names: kept.names, suspended: kept.suspended, domains: kept.domains, runs: kept.runs };
+  next.runs = siteRuns(index.columns!, { columns: before, runs: kept.runs }, { names: namesChanged, listed: sitemapChanged });
   return {
     index, changed, servedAt, servedNames: kept.names, removed: removed.map((j) => kept.names[j]!), stamps: changedStamps, kept: next, digests,
     // An avatar or a custom domain that changed, came or went made this build read every profile (above).
-    changes: { names: namesChanged, listed: sitemapChanged, media: false, creators: creatorRows.size > 0, before: { names: kept.names, suspended: kept.suspended, domains: kept.domains } },
+    changes: { names: namesChanged, listed: sitemapChanged, media: false, creators: creatorRows.size > 0, before, runs: next.runs },
     meanwhile,
   };
 }

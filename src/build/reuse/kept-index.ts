@@ -5,13 +5,14 @@
 // Each node release keeps it in its one record (record.ts), beside its page keys and answer times.
 import path from 'node:path';
 import type { PublicUser } from '../../schemas/api.ts';
-import type { SiteIndex } from '../../model/site-index.ts';
+import { columnsOf, type SiteIndex } from '../../model/site-index.ts';
+import { siteRuns, type SiteRuns } from '../derived.ts';
 import { RACY_MS } from '../../content/file-stamps.ts';
 import { walkContent, type ContentTree } from '../../content/content-tree.ts';
 import { digestFiles, type FileDigests } from '../../content/file-digests.ts';
 
-// 2: `others` is a digest of bytes (file-digests.ts folderDigest), no longer of stamps.
-const VERSION = 2;
+// 2: `others` is a digest of bytes (file-digests.ts folderDigest), no longer of stamps. 3: `runs`.
+const VERSION = 3;
 
 export interface KeptIndex {
   version: number;
@@ -38,6 +39,8 @@ export interface KeptIndex {
   decorationEntries: [string, string, string][];
   /** The profile the API description's examples show (openapi.ts `exampleUser`), and whether it has every part. */
   example: { name: string; full: boolean } | null;
+  /** Where its browse pages and sitemap files start (derived.ts `siteRuns`): an edit build finds the next ones from them. */
+  runs: SiteRuns;
   /** The warnings the content had, as printed: an edit build prints them again. */
   warnings: string[];
 }
@@ -78,6 +81,7 @@ export function keptIndexOf(
   const kept: KeptIndex = {
     version: VERSION, fingerprint, builtAt: index.builtAt, others, names: new Array(n), stamps: new Array(n), digests: new Array(n), avatars: new Array(n),
     decorations: new Array(n), domains: new Array(n), suspended: new Array(n), previews: new Array(n), decorationEntries, example, warnings,
+    runs: siteRuns(columnsOf(index)),
   };
   for (let i = 0; i < n; i++) {
     const user = index.users[i]!;
@@ -100,5 +104,5 @@ export function validKeptIndex(k: KeptIndex | undefined): KeptIndex | undefined 
   const column = (c: unknown) => Array.isArray(c) && c.length === n;
   return k && k.version === VERSION && typeof k.fingerprint === 'string' && typeof k.builtAt === 'string' && typeof k.others === 'string'
     && [k.stamps, k.digests, k.avatars, k.decorations, k.domains, k.suspended, k.previews].every(column)
-    && Array.isArray(k.decorationEntries) && Array.isArray(k.warnings) ? k : undefined;
+    && Array.isArray(k.decorationEntries) && Array.isArray(k.warnings) && Array.isArray(k.runs?.browse) && Array.isArray(k.runs.sitemap) ? k : undefined;
 }
