@@ -2,8 +2,8 @@
 // build and an edit build alike: both hand the same columns (src/model/site-index.ts `columnsOf`;
 // an edit build's are the served release's kept columns with its changes applied), so both make the
 // same bytes by construction (test/build/incremental-equals-full.test.ts checks it).
-// - Pages Astro renders from the index (`wholeIndexFiles`): the home page (the active creators, their
-//   avatars, the count), the API description and its docs page (the example user), the sitemaps
+// - Pages Astro renders from the index (`wholeIndexFiles`): the home page (the first active creators, their
+//   avatars, the counts), the API description and its docs page (the example user), the sitemaps
 //   (active profiles), the browse pages (every name).
 // - Files the build writes (`handlerFiles`): the handler's lookup tables, the filter of names, the
 //   creators rows and the creators list's first page.
@@ -75,8 +75,8 @@ export interface WholeIndexFiles {
   /**
    * Their addresses, as the kept renderer renders them: the API description and its docs page every
    * time (the example user: small pages), the home page when a profile came or went or a creator
-   * changed (it lists every active creator: 5 MB at 1,000,000 profiles, a quarter of a second to
-   * render and compress), and the sitemap files and browse pages whose names changed.
+   * changed (it shows the number of profiles and creators, and the first creators: src/ui/home.ts),
+   * and the sitemap files and browse pages whose names changed.
    */
   routes: string[];
   /**
@@ -122,7 +122,7 @@ export function isWholeIndexFile(file: string, changes: ColumnChanges = EVERY_CO
 }
 const ALWAYS_MADE = /^(openapi\.json|docs\.html)$/;
 const HOME_PAGE = 'index.html';
-/** The home page shows the number of profiles and each active creator's row (src/pages/index.astro) with its avatar. */
+/** The home page shows the number of profiles and creators, and the first creators' rows (src/ui/home.ts) with their avatars. */
 const homeChanged = (changes: ColumnChanges) => changes.names || changes.creators || changes.media;
 const SITEMAP = /^sitemap(-\d+)?\.xml$/;
 const BROWSE_PAGE = /^browse\/\d+\.html$/;
