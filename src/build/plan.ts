@@ -183,8 +183,18 @@ function editPages(build: Build, edit: EditPlan, manifest: PageManifest | undefi
   const changed = new Map(edit.changed.map((u) => [u.username, u]));
   const avatarDigestOf = avatarDigestIn(build.o.contentDir, edit.digests);
   // The served manifest's entries at each profile's place in this build (an added one's made below).
-  const pages = new Array<string>(names.length);
-  const inputs = new Array<string | null>(names.length);
+  // With the same names, its own columns, copied when a changed profile's entry differs: the
+  // record's writer compares no column that is the served one (record.ts `sameRows`).
+  const sameNames = names === manifest.names && manifest.inputs !== undefined;
+  let pages: string[] = sameNames ? manifest.pages : new Array<string>(names.length);
+  let inputs: (string | null)[] = sameNames ? manifest.inputs! : new Array<string | null>(names.length);
+  let copied = !sameNames;
+  const put = (i: number, page: string, input: string | null) => {
+    if (!copied && pages[i] === page && inputs[i] === input) return;
+    if (!copied) [pages, inputs, copied] = [[...pages], [...inputs], true];
+    pages[i] = page;
+    inputs[i] = input;
+  };
   const render = new Set<string>();
   const reuse: string[] = [];
   // Every other answer keeps its record by its place in the served release: no Map of every name.
@@ -195,19 +205,17 @@ function editPages(build: Build, edit: EditPlan, manifest: PageManifest | undefi
     if (j >= 0 && manifest.names[j] !== name) return { reason: 'the served release\'s page manifest names other profiles' };
     const user = changed.get(name);
     if (!user) {
-      pages[i] = manifest.pages[j]!;
-      inputs[i] = manifest.inputs?.[j] ?? null;
+      if (!sameNames) put(i, manifest.pages[j]!, manifest.inputs?.[j] ?? null);
       reuse.push(name);
       continue;
     }
     const json = JSON.stringify(user);
     const stamp = edit.stamps.get(name);
     const avatar = avatarKey(kept.avatars[i], avatarDigestOf);
-    inputs[i] = stamp === undefined ? null : userInputKey(stamp, user, avatar);
     const key = profilePageKey(user, avatar, json);
     if (j >= 0 && key === manifest.pages[j]) reuse.push(name);
     else render.add(name);
-    pages[i] = key;
+    put(i, key, stamp === undefined ? null : userInputKey(stamp, user, avatar));
     times.user(name, json, j);
   }
   return { pages: { render, reuse, manifest: { ...manifest, names, pages, inputs }, previousNames: manifest.names, sameInputs: new Set() }, times };

@@ -113,6 +113,21 @@ describe('the release record', () => {
     }
   });
 
+  test('after a served record cut in shorter lines, the next is cut as one written without it', () => {
+    const n = ROWS_PER_LINE * 4;
+    const servedFile = tempFile();
+    const was = process.env.BUILD_ROWS_PER_LINE;
+    process.env.BUILD_ROWS_PER_LINE = String(Math.floor(ROWS_PER_LINE / 3));
+    try { writeRecord(servedFile, recordOf(n)); } finally { if (was === undefined) delete process.env.BUILD_ROWS_PER_LINE; else process.env.BUILD_ROWS_PER_LINE = was; }
+    const served = readRecord(servedFile);
+    for (const next of [served, withRow(served, 7, 'user000006a')]) {
+      const [copied, whole] = [tempFile(), tempFile()];
+      writeRecord(copied, next, served);
+      writeRecord(whole, next);
+      expect(fs.readFileSync(copied).equals(fs.readFileSync(whole))).toBe(true);
+    }
+  });
+
   test('what writeRecord gives is what readRecord reads back, lines and columns included', () => {
     const n = ROWS_PER_LINE * 3 + 5;
     const servedFile = tempFile();

@@ -14,7 +14,7 @@ import type { PageManifest } from './page-reuse.ts';
 import type { AnswerTimesRecord } from './answer-times.ts';
 import type { KeptIndex } from './kept-index.ts';
 import type { FileDigests } from '../../content/file-digests.ts';
-import { runStarts, type RunSizes } from '../../model/content-runs.ts';
+import { runStarts, runStartsAfter, type RunSizes } from '../../model/content-runs.ts';
 
 // 2: lines column by column; 16-character keys (rowKey); stamps in base 36 (file-stamps.ts).
 const VERSION = 2;
@@ -47,6 +47,8 @@ interface RecordSource {
   columns: Columns;
   /** The answer times' distinct timestamps, which rows name by index. */
   timestamps: readonly string[];
+  /** The most rows a line held when it was written (`rowsPerLineFromEnv`); undefined in a record that did not say. */
+  perLine: number | undefined;
 }
 type Columns = {
   names: string[]; pages: (string | null)[]; inputs: (string | null)[]; hashes: (string | null)[]; at: number[]; stamps: (string | null)[]; digests: (string | null)[];
@@ -62,6 +64,8 @@ interface Head {
   kept: KeptHead | null;
   /** How many content files outside `profiles/` follow the profiles, with the version of their record; null: none recorded. */
   files: { version: number; count: number } | null;
+  /** The most rows a line holds (the next record cuts its lines from these when it holds as many). */
+  perLine?: number;
 }
 /** One profile's row: [name, page, input, answer hash, answer time (index), stamp, digest, avatar, decoration, domain, suspended, preview]. */
 type Row = [string, string | null, string | null, string | null, number, string | null, string | null, string | null, string | null, string | null, number, string | null];
@@ -89,8 +93,9 @@ export function writeRecord(file: string, record: ReleaseRecord, served?: Releas
   const { names: _m, pages: _p, inputs, ...manifestHead } = manifest ?? { names: [], pages: [] };
   const { names: _t, hashes: _h, at: _a, ...timesHead } = times ?? { names: [], hashes: [], at: [] };
   const { names: _k, stamps: _s, digests: _dg, avatars: _av, decorations: _d, domains: _do, suspended: _su, previews: _pr, ...keptHead } = kept ?? { names: [] };
+  const perLine = rowsPerLineFromEnv();
   const head: Head = {
-    version: VERSION, rows: names.length,
+    version: VERSION, rows: names.length, perLine,
     manifest: manifest ? { ...(manifestHead as Omit<PageManifest, 'names' | 'pages' | 'inputs'>), inputs: inputs !== undefined } : null,
     times: times ? timesHead as Head['times'] : null,
     kept: kept ? keptHead as KeptHead : null,
@@ -140,10 +145,11 @@ export function writeRecord(file: string, record: ReleaseRecord, served?: Releas
     return same(kept?.stamps, c.stamps) && same(kept?.digests, c.digests) && same(kept?.avatars, c.avatars) && same(kept?.decorations, c.decorations)
       && same(kept?.domains, c.domains) && same(kept?.suspended, c.suspended, 0) && same(kept?.previews, c.previews);
   };
-  const perLine = rowsPerLineFromEnv();
   // The served lines by their first name: a line whose rows a name added or removed before it moved is still copied.
   const servedLine = new Map(sameTime ? source!.lines.map((l) => [source!.columns.names[l.first]!, l]) : []);
-  const starts = runStarts(names, recordLineSizes(perLine));
+  // Cut where the served record's lines were, but around the names that came or went (content-runs.ts).
+  const sizes = recordLineSizes(perLine);
+  const starts = source?.perLine === perLine ? runStartsAfter(names, sizes, { keys: source.columns.names, starts: source.lines.map((l) => l.first) }) : runStarts(names, sizes);
   const fd = fs.openSync(file, 'w');
   let from: number | undefined;
   /** Where each line of rows went: the written record's `source`, as readRecord finds it. */
@@ -275,7 +281,7 @@ function asRead(file: string, head: Head, lines: RecordSource['lines'], columns:
   deepFreeze(head);
   for (const part of [record.manifest, record.times, record.kept, record.files]) if (part) Object.freeze(part);
   // Not one of the record's parts: left out of comparisons and copies of them.
-  const source: RecordSource = { file, lines, timestamps: head.times?.timestamps ?? [], columns };
+  const source: RecordSource = { file, lines, timestamps: head.times?.timestamps ?? [], columns, perLine: Number.isInteger(head.perLine) ? head.perLine : undefined };
   return Object.defineProperty(record, 'source', { value: source, enumerable: false });
 }
 
