@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { formatProblem, formatProblemGithub } from '../../src/content/problems.ts';
 import fc from 'fast-check';
-import { loadContent, viewCountOf, viewCounts } from '../../src/content/load.ts';
+import { forEachViewCount, loadContent, viewCountOf, viewCounts } from '../../src/content/load.ts';
 import { FIXTURE } from '../support/helpers.ts';
 
 const made: string[] = [];
@@ -232,13 +232,20 @@ function parseWorkflowCommand(line: string) {
 
 describe('view counts as the validation cache keeps them', () => {
   test('a look-up by name gives the count of the file, or none, scanning or past 16 look-ups by a Map', () => {
-    const name = fc.stringMatching(/^[a-z0-9_-]{1,12}$/);
-    fc.assert(fc.property(fc.dictionary(name, fc.nat()), fc.array(name, { maxLength: 40 }), (stats, asked) => {
+    // Names as strangers write them too: a space, a colon, `!` or a username inside a key names no profile.
+    const name = fc.oneof(fc.stringMatching(/^[a-z0-9_-]{1,12}$/), fc.stringMatching(/^[a-z0-9_ :!-]{0,12}$/));
+    fc.assert(fc.property(fc.dictionary(name, fc.oneof(fc.nat(), fc.integer())), fc.array(name, { maxLength: 40 }), (stats, asked) => {
       const counts = viewCounts(stats);
-      expect(counts.names).toEqual(Object.keys(stats));
+      const listed: [string, number][] = [];
+      forEachViewCount(counts, (n, count) => listed.push([n, count]));
+      // Each entry once, in order; a name a username could be kept as it is.
+      expect(listed.map(([, count]) => count)).toEqual(Object.values(stats));
+      expect(listed.filter(([n]) => /^[a-z0-9_-]+$/.test(n))).toEqual(Object.entries(stats).filter(([n]) => /^[a-z0-9_-]+$/.test(n)));
       const countOf = viewCountOf(counts);
       // Every name of the file and the asked ones, in an order that crosses the 16th look-up.
-      for (const n of [...asked, ...Object.keys(stats)]) expect(countOf(n)).toBe(Object.hasOwn(stats, n) ? stats[n] : undefined);
+      for (const n of [...asked, ...Object.keys(stats)].filter((k) => /^[a-z0-9_-]+$/.test(k))) expect(countOf(n)).toBe(Object.hasOwn(stats, n) ? stats[n] : undefined);
+      // A key with a space or a colon is found by no name, its own included.
+      for (const n of Object.keys(stats).filter((k) => /[ :]/.test(k))) expect(countOf(n)).toBeUndefined();
     }), { numRuns: 300 });
   });
 });
