@@ -7,6 +7,8 @@
 // a function of the list alone, so an edit build and a whole build cut the same list the same way.
 // Each part holds `min` to `max` items (the last may hold fewer), about `min + every` on average.
 
+import { sortedIndexOf } from './sorted.ts';
+
 /** How a list is cut: a part ends at an item whose hash is a multiple of `every` once it holds `min`, and at `max` whatever the hashes. */
 export interface RunSizes {
   min: number;
@@ -91,19 +93,6 @@ export function runStartsAfter(keys: readonly string[], sizes: RunSizes, before:
     starts.push(start);
   }
   return starts;
-}
-
-/** The place of `value` in the ascending list `list`, or -1. */
-function sortedIndexOf(list: readonly number[], value: number): number {
-  let lo = 0;
-  let hi = list.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid] === value) return mid;
-    if (list[mid]! < value) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
 }
 
 /**

@@ -29,6 +29,7 @@ import { viewCountOf, type Content, type ViewCounts } from '../../content/load.t
 import { digestFiles, digestMap, folderDigest, type FileDigests } from '../../content/file-digests.ts';
 import { otherFiles, type KeptIndex } from './kept-index.ts';
 import { siteRuns, type ColumnChanges } from '../derived.ts';
+import { lowerBound, sortedIndexOf } from '../../model/sorted.ts';
 
 /** The kept columns an edit build writes values of. */
 type Written = 'stamps' | 'digests' | 'suspended' | 'previews';
@@ -475,17 +476,6 @@ export function mergeNames(served: readonly string[], come: readonly string[], g
   }
 }
 
-/** The first place in the sorted list `names` whose name is not before `name`. */
-function lowerBound(names: readonly string[], name: string): number {
-  let [lo, hi] = [0, names.length];
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (names[mid]! < name) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /** Whether two columns of stamps are the same, value for value (a loop: a read record's columns are frozen, where `every` is slow). */
 function sameStamps(a: readonly (string | null)[], b: readonly (string | null)[]): boolean {
   if (a.length !== b.length) return false;
@@ -499,19 +489,6 @@ function filesIn(files: readonly string[], dir: string): string[] {
   return files.filter((f) => f.startsWith(prefix) && !f.includes('/', prefix.length)).map((f) => f.slice(prefix.length));
 }
 
-/** The place of `name` in the sorted list `names`, or -1. */
-function sortedIndexOf(names: readonly string[], name: string): number {
-  let lo = 0;
-  let hi = names.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const at = names[mid]!;
-    if (at === name) return mid;
-    if (at < name) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
 
 /**
  * The stamps of a build told which files changed: each profile's kept stamp, taken as proved (the
