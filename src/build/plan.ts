@@ -22,6 +22,7 @@ import { AnswerTimes } from './reuse/answer-times.ts';
 import { changedProfiles, planEdit, readCachedInputs, type EditPlan } from './reuse/edit-path.ts';
 import { otherDigestsNow, validKeptIndex } from './reuse/kept-index.ts';
 import { digestFiles, digestMap, folderDigest, validFileDigests, type FileDigests } from '../content/file-digests.ts';
+import { KeyColumn } from './reuse/key-column.ts';
 import { avatarKey, goneNames, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from './reuse/page-reuse.ts';
 import { openKeptRenderer, type PageRenderer } from './render.ts';
 import { readRecord, type ReleaseRecord } from './reuse/record.ts';
@@ -186,14 +187,15 @@ function editPages(build: Build, edit: EditPlan, manifest: PageManifest | undefi
   // With the same names, its own columns, copied when a changed profile's entry differs: the
   // record's writer compares no column that is the served one (record.ts `sameRows`).
   const sameNames = names === manifest.names && manifest.inputs !== undefined;
-  let pages: string[] = sameNames ? manifest.pages : new Array<string>(names.length);
-  let inputs: (string | null)[] = sameNames ? manifest.inputs! : new Array<string | null>(names.length);
+  // Names came or went: the served keys by place (an added profile's are null until made below).
+  let pages = sameNames ? manifest.pages : manifest.pages.gather(edit.servedAt);
+  let inputs = sameNames ? manifest.inputs! : manifest.inputs?.gather(edit.servedAt) ?? new KeyColumn(names.length);
   let copied = !sameNames;
   const put = (i: number, page: string, input: string | null) => {
-    if (!copied && pages[i] === page && inputs[i] === input) return;
-    if (!copied) [pages, inputs, copied] = [[...pages], [...inputs], true];
-    pages[i] = page;
-    inputs[i] = input;
+    if (!copied && pages.has(i, page) && inputs.has(i, input)) return;
+    if (!copied) [pages, inputs, copied] = [pages.copy(), inputs.copy(), true];
+    pages.set(i, page);
+    inputs.set(i, input);
   };
   const render = new Set<string>();
   const reuse: string[] = [];
@@ -205,7 +207,6 @@ function editPages(build: Build, edit: EditPlan, manifest: PageManifest | undefi
     if (j >= 0 && manifest.names[j] !== name) return { reason: 'the served release\'s page manifest names other profiles' };
     const user = changed.get(name);
     if (!user) {
-      if (!sameNames) put(i, manifest.pages[j]!, manifest.inputs?.[j] ?? null);
       reuse.push(name);
       continue;
     }
@@ -213,7 +214,7 @@ function editPages(build: Build, edit: EditPlan, manifest: PageManifest | undefi
     const stamp = edit.stamps.get(name);
     const avatar = avatarKey(kept.avatars[i], avatarDigestOf);
     const key = profilePageKey(user, avatar, json);
-    if (j >= 0 && key === manifest.pages[j]) reuse.push(name);
+    if (j >= 0 && manifest.pages.has(j, key)) reuse.push(name);
     else render.add(name);
     put(i, key, stamp === undefined ? null : userInputKey(stamp, user, avatar));
     times.user(name, json, j);

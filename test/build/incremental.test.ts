@@ -7,6 +7,8 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { loadContent, loadContentFast } from '../../src/content/load.ts';
 import { formatProblem } from '../../src/content/problems.ts';
 import { MANIFEST_VERSION, avatarKey, goneNames, linkPages, manifestPages, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from '../../src/build/reuse/page-reuse.ts';
+import { KeyColumn } from '../../src/build/reuse/key-column.ts';
+import { rowKey } from '../../src/build/reuse/record.ts';
 import { prerenderedUserBody, userData } from '../../src/api/prerendered.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { recycleUserFiles, writeUserFiles } from '../../src/build/files/write-build.ts';
@@ -215,7 +217,10 @@ describe('reusing unchanged profile pages', () => {
   const index = () => buildSiteIndex(loadContent(FIXTURE).content, ctx);
 
   /** The manifest a release's record holds, as the build reads it (here from a file of its own). */
-  const manifestIn = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as PageManifest;
+  const manifestIn = (file: string): PageManifest => {
+    const m = JSON.parse(fs.readFileSync(file, 'utf8')) as Omit<PageManifest, 'pages' | 'inputs'> & { pages: string[]; inputs?: (string | null)[] };
+    return { ...m, pages: KeyColumn.from(m.pages), inputs: m.inputs && KeyColumn.from(m.inputs) };
+  };
 
   /** A previous build: its page files, and a manifest of `pages` (username → key) in the build's column format. */
   function previousBuild(pages: Record<string, string>, fingerprint: string, inputs?: Record<string, string>) {
@@ -238,7 +243,7 @@ describe('reusing unchanged profile pages', () => {
     expect(fresh.reuse).toEqual([]);
     expect(fresh.render.size).toBe(idx.users.length);
 
-    const pages = { ...pagesOf(fresh), alice: 'an older key' };
+    const pages = { ...pagesOf(fresh), alice: rowKey('an older key') };
     const prev = previousBuild(pages, 'code-1');
     fs.rmSync(path.join(prev.pagesDir, 'bob.html'));
     const plan = planPages(idx, 'code-1', manifestIn(prev.manifestFile), prev.pagesDir);
@@ -260,10 +265,10 @@ describe('reusing unchanged profile pages', () => {
     const stampOf = (name: string) => (name === 'carol' ? undefined : `stamp-${name}`);
     const inputKeyOf = (u: (typeof idx.users)[number]) => { const s = stampOf(u.username); return s === undefined ? undefined : userInputKey(s, u, undefined); };
     const first = planPages(idx, 'code-1', undefined, '/nonexistent', true, undefined, inputKeyOf);
-    const firstInputs = Object.fromEntries(first.manifest.names.map((n, i) => [n, first.manifest.inputs![i]]).filter(([, input]) => input !== null));
+    const firstInputs = Object.fromEntries(first.manifest.names.map((n, i) => [n, first.manifest.inputs!.get(i)]).filter(([, input]) => input !== null));
     expect(Object.keys(firstInputs).sort()).toEqual(idx.users.map((u) => u.username).filter((n) => n !== 'carol').sort());
     // Keys no hash could give: taken as they are only where the inputs prove the public user the same.
-    const pages = Object.fromEntries(first.manifest.names.map((n) => [n, `kept-${n}`]));
+    const pages = Object.fromEntries(first.manifest.names.map((n) => [n, rowKey(`kept-${n}`)]));
     const prev = previousBuild(pages, 'code-1', firstInputs);
     const made: string[] = [];
     const jsonOf = (u: (typeof idx.users)[number]) => { made.push(u.username); return JSON.stringify(u); };
@@ -275,7 +280,7 @@ describe('reusing unchanged profile pages', () => {
       (u) => (u.username === 'alice' ? userInputKey('stamp-alice-2', u, undefined) : inputKeyOf(u)));
     expect(made.sort()).toEqual(['alice', 'bob', 'carol']);
     expect([...plan.sameInputs].sort()).toEqual(next.users.map((u) => u.username).filter((n) => !['alice', 'bob', 'carol'].includes(n)).sort());
-    for (const name of plan.sameInputs) expect(pagesOf(plan)[name]).toBe(`kept-${name}`);
+    for (const name of plan.sameInputs) expect(pagesOf(plan)[name]).toBe(rowKey(`kept-${name}`));
     expect(pagesOf(plan).bob).toBe(profilePageKey(bob, next.avatars.find(([n]) => n === 'bob')?.[1]));
     expect([...plan.render].sort()).toEqual(['alice', 'bob', 'carol']);
     // Other code: nothing taken, whatever the inputs.
@@ -326,7 +331,7 @@ describe('reusing unchanged profile pages', () => {
   });
 
   test('a reused page is the same file, linked, not a copy', () => {
-    const prev = previousBuild({ alice: 'k', bob: 'k' }, 'code-1');
+    const prev = previousBuild({ alice: rowKey('k'), bob: rowKey('k') }, 'code-1');
     const to = path.join(tempDir('incremental-next-'), 'p');
     expect(linkPages(['alice', 'bob'], prev.pagesDir, to)).toBe(2);
     expect(fs.readFileSync(path.join(to, 'alice.html'), 'utf8')).toBe('<h1>alice</h1>');

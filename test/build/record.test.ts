@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { readRecord, recordLineSizes, writeRecord, type ReleaseRecord } from '../../src/build/reuse/record.ts';
+import { readRecord, recordLineSizes, rowKey, writeRecord, type ReleaseRecord } from '../../src/build/reuse/record.ts';
+import { KeyColumn } from '../../src/build/reuse/key-column.ts';
 import { runStarts } from '../../src/model/content-runs.ts';
 import { ROWS_PER_LINE } from '../../src/content/json-lines.ts';
 
@@ -19,9 +20,9 @@ function recordOf(n: number): ReleaseRecord {
   const names = Array.from({ length: n }, (_, i) => `user${String(i).padStart(6, '0')}`);
   const at = (i: number) => (i % 7 === 0 ? null : `v${i}`);
   return {
-    manifest: { version: 2, fingerprint: 'code', names, pages: names.map((_, i) => `page${i}`), inputs: names.map((_, i) => at(i)) },
+    manifest: { version: 2, fingerprint: 'code', names, pages: KeyColumn.from(names.map((_, i) => rowKey(`page${i}`))), inputs: KeyColumn.from(names.map((_, i) => at(i) && rowKey(at(i)!))) },
     // The times list the same names in another order (a build notes them as it makes the answers).
-    times: { version: 2, names: [...names].reverse(), hashes: names.map((_, i) => `hash${n - 1 - i}`), at: names.map((_, i) => i % 2), timestamps: ['2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z'], creators: ['h', '2026-01-01T00:00:00.000Z'] },
+    times: { version: 2, names: [...names].reverse(), hashes: KeyColumn.from(names.map((_, i) => rowKey(`hash${n - 1 - i}`))), at: names.map((_, i) => i % 2), timestamps: ['2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z'], creators: ['h', '2026-01-01T00:00:00.000Z'] },
     kept: {
       version: 1, fingerprint: 'code', builtAt: '2026-01-02T00:00:00.000Z', others: 'digest', names,
       stamps: names.map((_, i) => at(i + 1)), digests: names.map((_, i) => (at(i + 1) === null ? `dg${i}` : null)), avatars: names.map((_, i) => (i % 3 ? null : `a${i}.png`)), decorations: names.map((_, i) => (i % 5 ? null : 'halo')),
@@ -45,15 +46,18 @@ describe('the release record', () => {
     expect(read.kept).toEqual(written.kept);
     expect(read.files).toEqual(written.files);
     // Times come back in the record's (username) order, each name with its own hash and time.
-    const timeOf = (r: ReleaseRecord) => new Map(r.times!.names.map((name, i) => [name, [r.times!.hashes[i], r.times!.timestamps[r.times!.at[i]!]]]));
+    const timeOf = (r: ReleaseRecord) => new Map(r.times!.names.map((name, i) => [name, [r.times!.hashes.get(i), r.times!.timestamps[r.times!.at[i]!]]]));
     expect(timeOf(read)).toEqual(timeOf(written));
     expect(read.times!.creators).toEqual(written.times!.creators);
     const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
     // The profiles' lines cut where their names say (recordLineSizes), the files' every ROWS_PER_LINE.
     expect(lines).toHaveLength(1 + runStarts(written.manifest!.names, recordLineSizes(ROWS_PER_LINE)).length + Math.ceil((n + 3) / ROWS_PER_LINE));
     for (const line of lines.slice(1)) expect((JSON.parse(line) as unknown[]).length).toBeLessThanOrEqual(ROWS_PER_LINE);
-    // Each name once in the whole file.
+    // Each name once in the whole file; keys as bytes (base64), not as the 16 characters of each.
     expect(fs.readFileSync(file, 'utf8').split('"user000042"')).toHaveLength(2);
+    expect(fs.readFileSync(file, 'utf8')).not.toContain(rowKey('page42'));
+    expect(read.manifest!.pages.get(42)).toBe(rowKey('page42'));
+    expect(read.manifest!.inputs!.get(7)).toBeNull();
   });
 
   test('a record written after another copies the lines it would write the same, and writes the others', () => {
@@ -65,15 +69,16 @@ describe('the release record', () => {
     const read = readRecord(servedFile);
     const edited = ROWS_PER_LINE + 3;
     // A read record is frozen (it may be shared by builds): changed in copies.
-    expect(() => { read.manifest!.pages[edited] = 'page-edited'; }).toThrow(TypeError);
-    const next = { ...read, manifest: { ...read.manifest!, pages: [...read.manifest!.pages] }, kept: { ...read.kept!, stamps: [...read.kept!.stamps] } };
-    next.manifest.pages[edited] = 'page-edited';
+    expect(() => read.manifest!.pages.set(edited, rowKey('page-edited'))).toThrow(TypeError);
+    expect(() => { read.kept!.stamps[edited] = 'stamp-edited'; }).toThrow(TypeError);
+    const next = { ...read, manifest: { ...read.manifest!, pages: read.manifest!.pages.copy() }, kept: { ...read.kept!, stamps: [...read.kept!.stamps] } };
+    next.manifest.pages.set(edited, rowKey('page-edited'));
     next.kept.stamps[edited] = 'stamp-edited';
     const [copied, whole] = [tempFile(), tempFile()];
     writeRecord(copied, next, served);
     writeRecord(whole, next);
     expect(fs.readFileSync(copied).equals(fs.readFileSync(whole))).toBe(true);
-    expect(readRecord(copied).manifest!.pages[edited]).toBe('page-edited');
+    expect(readRecord(copied).manifest!.pages.get(edited)).toBe(rowKey('page-edited'));
 
     // Copied indeed: a byte changed in each served line (after it was read) shows up in every line
     // but the edited row's, which was written anew.
@@ -142,7 +147,8 @@ describe('the release record', () => {
         const read = readRecord(file);
         expect(written).toEqual(read);
         expect(sourceOf(written)).toEqual(sourceOf(read));
-        expect(Object.isFrozen(written.manifest!.pages)).toBe(true);
+        expect(written.manifest!.pages.frozen).toBe(true);
+        expect(Object.isFrozen(written.kept!.stamps)).toBe(true);
       }
     }
   });
@@ -185,6 +191,8 @@ function markLines(file: string): void {
 }
 
 type Column = readonly unknown[];
+/** A key column changed as `change` changes its keys. */
+const keys = (c: KeyColumn, change: (column: Column) => Column) => KeyColumn.from(change(c.toArray()) as (string | null)[]);
 /** `record` with a row for `name` at `at` (a copy of the row before it), as an edit build adding a profile keeps it. */
 function withRow(record: ReleaseRecord, at: number, name: string): ReleaseRecord {
   const add = <T extends Column>(c: T, value?: unknown) => [...c.slice(0, at), value ?? c[at - 1], ...c.slice(at)] as unknown as T;
@@ -202,8 +210,8 @@ function edited(r: ReleaseRecord, change: (column: Column, isNames: boolean) => 
   const col = <T,>(c: readonly T[]) => change(c, false) as T[];
   return {
     ...r,
-    manifest: { ...m, names, pages: col(m.pages), inputs: m.inputs && col(m.inputs) },
-    times: { ...t, names, hashes: col(t.hashes), at: col(t.at) },
+    manifest: { ...m, names, pages: keys(m.pages, (c) => change(c, false)), inputs: m.inputs && keys(m.inputs, (c) => change(c, false)) },
+    times: { ...t, names, hashes: keys(t.hashes, (c) => change(c, false)), at: col(t.at) },
     kept: {
       ...k, names, stamps: col(k.stamps), digests: col(k.digests), avatars: col(k.avatars), decorations: col(k.decorations), domains: col(k.domains),
       suspended: col(k.suspended), previews: col(k.previews),

@@ -4,6 +4,7 @@
 // that changed and CDN copies of the others stay valid (docs/api.md). Each release keeps the
 // record in its one record (record.ts); the next build reads the served release's.
 import { rowKey } from './record.ts';
+import { KeyColumn } from './key-column.ts';
 
 const VERSION = 2;
 
@@ -17,7 +18,8 @@ type Stamp = [hash: string, timestamp: string];
 export interface AnswerTimesRecord {
   version: number;
   names: string[];
-  hashes: string[];
+  /** Each answer's hash (`rowKey`). */
+  hashes: KeyColumn;
   at: number[];
   timestamps: string[];
   /** The stamp of the creators list's first page. */
@@ -51,8 +53,8 @@ export class AnswerTimes {
     return this.#previous !== undefined;
   }
 
-  /** The previous stamp of the user at `place` in the previous record, or of `username`. */
-  #before(username: string, place?: number): Stamp | undefined {
+  /** The place in the previous record of the user at `place` there, or of `username`; undefined: none. */
+  #placeOf(username: string, place?: number): number | undefined {
     const p = this.#previous;
     if (!p) return undefined;
     let at = place;
@@ -63,7 +65,13 @@ export class AnswerTimes {
       }
       at = this.#previousAt.get(username);
     }
-    return at === undefined || at < 0 || p.names[at] !== username ? undefined : [p.hashes[at]!, p.timestamps[p.at[at]!]!];
+    return at === undefined || at < 0 || p.names[at] !== username ? undefined : at;
+  }
+
+  /** The timestamp of the previous record's row `at`. */
+  #timeAt(at: number): string {
+    const p = this.#previous!;
+    return p.timestamps[p.at[at]!]!;
   }
 
   /**
@@ -75,9 +83,9 @@ export class AnswerTimes {
     const known = this.#next.get(username);
     if (known) return { timestamp: known[1], changed: this.#changed.has(username) };
     const hash = rowKey(data);
-    const before = this.#before(username, place);
-    const changed = !before || before[0] !== hash;
-    const timestamp = changed ? this.#builtAt : before[1];
+    const before = this.#placeOf(username, place);
+    const changed = before === undefined || !this.#previous!.hashes.has(before, hash);
+    const timestamp = changed ? this.#builtAt : this.#timeAt(before!);
     if (changed) {
       this.changedUsers.push(username);
       this.#changed.add(username);
@@ -93,9 +101,9 @@ export class AnswerTimes {
    */
   keep(username: string): boolean {
     if (this.#next.has(username)) return true;
-    const before = this.#before(username);
-    if (!before) return false;
-    this.#next.set(username, before);
+    const before = this.#placeOf(username);
+    if (before === undefined) return false;
+    this.#next.set(username, [this.#previous!.hashes.get(before)!, this.#timeAt(before)]);
     return true;
   }
 
@@ -129,35 +137,34 @@ export class AnswerTimes {
     const carried = this.#carried;
     // The carried names as they are: the record's other columns list the same array (record.ts).
     const names: string[] = carried ? carried.names as string[] : [];
-    const hashes: string[] = [];
     const at: number[] = [];
     const timestamps: string[] = [];
     const timeAt = new Map<string, number>();
     // Most rows share a few times: the last one's index is kept at hand (1,000,000 lookups an edit build).
     let lastTime: string | undefined;
     let lastAt = -1;
-    const add = (hash: string, timestamp: string) => {
+    const timeIndex = (timestamp: string): number => {
       let t = timestamp === lastTime ? lastAt : timeAt.get(timestamp);
       if (t === undefined) timeAt.set(timestamp, t = timestamps.push(timestamp) - 1);
       lastTime = timestamp;
       lastAt = t;
-      hashes.push(hash);
-      at.push(t);
+      return t;
     };
+    let hashes: KeyColumn;
     if (carried) {
       const p = this.#previous!;
+      // The carried hashes by place, copied as runs of bytes; each asked one set below.
+      hashes = p.hashes.gather(carried.places);
       for (let i = 0; i < names.length; i++) {
         const asked = this.#next.get(names[i]!);
-        if (asked) add(asked[0], asked[1]);
-        else {
-          const j = carried.places[i]!;
-          add(p.hashes[j]!, p.timestamps[p.at[j]!]!);
-        }
+        if (asked) hashes.set(i, asked[0]);
+        at.push(timeIndex(asked ? asked[1] : this.#timeAt(carried.places[i]!)));
       }
     } else {
+      hashes = new KeyColumn(this.#next.size);
       for (const [name, [hash, timestamp]] of this.#next) {
-        names.push(name);
-        add(hash, timestamp);
+        hashes.set(names.push(name) - 1, hash);
+        at.push(timeIndex(timestamp));
       }
     }
     return { version: VERSION, names, hashes, at, timestamps, ...(this.#nextCreators && { creators: this.#nextCreators }) };
@@ -176,8 +183,8 @@ const VALID = new WeakSet<AnswerTimesRecord>();
 /** The record if it is this version's and whole; else undefined, and every answer is stamped anew. */
 function valid(f: AnswerTimesRecord): AnswerTimesRecord | undefined {
   if (f && VALID.has(f)) return f;
-  const column = (c: unknown) => Array.isArray(c) && c.length === f.names.length;
-  const ok = f && f.version === VERSION && Array.isArray(f.names) && column(f.hashes) && column(f.at) && Array.isArray(f.timestamps) && timesNamed(f);
-  if (ok && [f, f.names, f.hashes, f.at, f.timestamps].every(Object.isFrozen)) VALID.add(f);
+  const ok = f && f.version === VERSION && Array.isArray(f.names) && KeyColumn.is(f.hashes, f.names.length) && Array.isArray(f.at) && f.at.length === f.names.length
+    && Array.isArray(f.timestamps) && timesNamed(f);
+  if (ok && f.hashes.frozen && [f, f.names, f.at, f.timestamps].every(Object.isFrozen)) VALID.add(f);
   return ok ? f : undefined;
 }

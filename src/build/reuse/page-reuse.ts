@@ -10,6 +10,7 @@ import type { PublicUser } from '../../schemas/api.ts';
 import type { SiteIndex } from '../../model/site-index.ts';
 import { ENCODINGS } from '../../http/headers.ts';
 import { rowKey } from './record.ts';
+import { KeyColumn } from './key-column.ts';
 
 // 3: page keys hash the avatar's bytes (avatarKey).
 export const MANIFEST_VERSION = 3;
@@ -46,19 +47,19 @@ export interface PageManifest {
   /** Every username, in code-unit order (as load.ts sorts the profiles). */
   names: string[];
   /** `profilePageKey` of the page written for each name. */
-  pages: string[];
+  pages: KeyColumn;
   /**
    * `userInputKey` of the public user that key was made from, where its file's stamp proved its
    * bytes, else null: a later build with the same code and the same input key has the same public
    * user, so it takes the key (and the answer's hash, answer-times.ts) without making the user's
    * JSON and hashing it, twice, for each of 100,000 users.
    */
-  inputs?: (string | null)[];
+  inputs?: KeyColumn;
 }
 
 /** username → page key of a manifest (tests, and anything that wants one user's key). */
 export function manifestPages(manifest: PageManifest): Map<string, string> {
-  return new Map(manifest.names.map((name, i) => [name, manifest.pages[i]!]));
+  return new Map(manifest.names.map((name, i) => [name, manifest.pages.get(i)!]));
 }
 
 /**
@@ -129,8 +130,8 @@ export function planPages(
   let avatars: Map<string, string> | undefined;
   const users = index.users;
   const names: string[] = new Array(users.length);
-  const pages: string[] = new Array(users.length);
-  const inputs: (string | null)[] = new Array(users.length);
+  const pages = new KeyColumn(users.length);
+  const inputs = new KeyColumn(users.length);
   const sameInputs = new Set<string>();
   const render = new Set<string>();
   const reuse: string[] = [];
@@ -145,15 +146,15 @@ export function planPages(
     while (j < before.length && before[j]! < name) j++;
     const at = j < before.length && before[j] === name ? j : -1;
     const input = inputKeyOf?.(user);
-    inputs[i] = input ?? null;
-    if (at >= 0 && input !== undefined && usable!.inputs?.[at] === input) {
-      pages[i] = usable!.pages[at]!;
+    if (input !== undefined) inputs.set(i, input);
+    if (at >= 0 && input !== undefined && usable!.inputs?.has(at, input)) {
+      pages.setFrom(i, usable!.pages, at);
       sameInputs.add(name);
     } else {
       avatars ??= new Map(index.avatars);
-      pages[i] = profilePageKey(user, avatarKey(avatars.get(name), avatarDigest), jsonOf?.(user));
+      pages.set(i, profilePageKey(user, avatarKey(avatars.get(name), avatarDigest), jsonOf?.(user)));
     }
-    if (at >= 0 && usable!.pages[at] === pages[i] && existing.has(`${name}.html`)) reuse.push(name);
+    if (at >= 0 && pages.sameAs(i, usable!.pages, at) && existing.has(`${name}.html`)) reuse.push(name);
     else render.add(name);
   }
   const manifest: PageManifest = { version: MANIFEST_VERSION, fingerprint, names, pages, ...(inputKeyOf && { inputs }) };
@@ -205,9 +206,8 @@ export function linkPages(names: readonly string[], fromDir: string | ((file: st
 
 /** The manifest a build kept (record.ts), or undefined (none, one of another version, or columns of other lengths). */
 export function validManifest(m: PageManifest | undefined): PageManifest | undefined {
-  const column = (c: unknown) => Array.isArray(c) && c.length === m!.names.length;
-  return m && m.version === MANIFEST_VERSION && typeof m.fingerprint === 'string' && Array.isArray(m.names) && column(m.pages)
-    && (m.inputs === undefined || column(m.inputs)) ? m : undefined;
+  return m && m.version === MANIFEST_VERSION && typeof m.fingerprint === 'string' && Array.isArray(m.names) && KeyColumn.is(m.pages, m.names.length)
+    && (m.inputs === undefined || KeyColumn.is(m.inputs, m.names.length)) ? m : undefined;
 }
 
 function safeReaddir(dir: string): string[] {

@@ -6,7 +6,8 @@
 // the names say (`recordLineSizes`), so no string holds every profile's row: at 1,000,000 profiles
 // one JSON text of the record would pass V8's limit on a string's length. A line holds its rows
 // column by column (an array of each column's values): at 1,000,000 profiles V8 parses that in 30%
-// less time than an array per row, and makes no million short-lived arrays (docs/scale.md).
+// less time than an array per row, and makes no million short-lived arrays (docs/scale.md). Its
+// keys (pages', inputs', answers') are bytes (key-column.ts), a line's column of them one base64 text.
 import { hash } from 'node:crypto';
 import fs from 'node:fs';
 import { copyLines, readJsonLines, rowsPerLineFromEnv, writeJsonLine, writeJsonLines, type LineAt } from '../../content/json-lines.ts';
@@ -15,9 +16,10 @@ import type { AnswerTimesRecord } from './answer-times.ts';
 import type { KeptIndex } from './kept-index.ts';
 import type { FileDigests } from '../../content/file-digests.ts';
 import { runStarts, runStartsAfter, type RunSizes } from '../../model/content-runs.ts';
+import { KeyColumn } from './key-column.ts';
 
-// 2: lines column by column; 16-character keys (rowKey); stamps in base 36 (file-stamps.ts).
-const VERSION = 2;
+// 2: lines column by column; 16-character keys (rowKey); stamps in base 36 (file-stamps.ts). 3: keys in base64 (key-column.ts).
+const VERSION = 3;
 
 /**
  * A key the record keeps for each profile (a page's, an input's, an answer's): 96 bits of SHA-1 in
@@ -51,7 +53,7 @@ interface RecordSource {
   perLine: number | undefined;
 }
 type Columns = {
-  names: string[]; pages: (string | null)[]; inputs: (string | null)[]; hashes: (string | null)[]; at: number[]; stamps: (string | null)[]; digests: (string | null)[];
+  names: string[]; pages: KeyColumn; inputs: KeyColumn; hashes: KeyColumn; at: number[]; stamps: (string | null)[]; digests: (string | null)[];
   avatars: (string | null)[]; decorations: (string | null)[]; domains: (string | null)[]; suspended: number[]; previews: (string | null)[];
 };
 
@@ -67,10 +69,14 @@ interface Head {
   /** The most rows a line holds (the next record cuts its lines from these when it holds as many). */
   perLine?: number;
 }
-/** One profile's row: [name, page, input, answer hash, answer time (index), stamp, digest, avatar, decoration, domain, suspended, preview]. */
-type Row = [string, string | null, string | null, string | null, number, string | null, string | null, string | null, string | null, string | null, number, string | null];
-/** The values of a row. */
+/**
+ * The columns of a line of profile rows: names, page keys, input keys, answer hashes (each a base64
+ * text of their keys, `KeyColumn.toBase64`), answer times (index), stamps, digests, avatars,
+ * decorations, domains, suspended, previews.
+ */
 const ROW_LENGTH = 12;
+/** The columns that hold keys. */
+const KEYS = [1, 2, 3];
 /** One content file's row: [file, stamp, digest]. */
 type FileRow = [string, string | null, string];
 
@@ -101,27 +107,41 @@ export function writeRecord(file: string, record: ReleaseRecord, served?: Releas
     kept: kept ? keptHead as KeptHead : null,
     files: files ? { version: files.version, count: files.files.length } : null,
   };
-  /** Row `i`, written into `row`. */
-  const rowInto = (i: number, row: Row): Row => {
-    const name = names[i]!;
-    const t = timesAt ? timesAt.get(name) : times ? i : undefined;
-    const k = keptAt ? keptAt.get(name) : kept ? i : undefined;
-    row[0] = name; row[1] = manifest?.pages[i] ?? null; row[2] = inputs?.[i] ?? null;
-    row[3] = t === undefined ? null : times!.hashes[t]!; row[4] = t === undefined ? -1 : times!.at[t]!;
-    row[5] = k === undefined ? null : kept!.stamps[k]!; row[6] = k === undefined ? null : kept!.digests[k]!; row[7] = k === undefined ? null : kept!.avatars[k]!;
-    row[8] = k === undefined ? null : kept!.decorations[k]!; row[9] = k === undefined ? null : kept!.domains[k]!; row[10] = k === undefined ? 0 : kept!.suspended[k]!;
-    row[11] = k === undefined ? null : kept!.previews[k]!;
-    return row;
-  };
-  /** Rows `first` to `first + count` as a line holds them: column by column. */
-  const lineOf = (first: number, count: number): unknown[][] => {
-    const columns = Array.from({ length: ROW_LENGTH }, () => new Array<unknown>(count));
-    const row = new Array(ROW_LENGTH) as Row;
-    for (let i = 0; i < count; i++) {
-      rowInto(first + i, row);
-      for (let c = 0; c < ROW_LENGTH; c++) columns[c]![i] = row[c];
+  // Every column in the names' order: a part's own column where it is (a build's are), else its
+  // values by place; a missing part's is its empty value.
+  const n = names.length;
+  const placesOf = (at: Map<string, number> | undefined) => at && Int32Array.from(names, (name) => at.get(name) ?? -1);
+  const timesPlaces = placesOf(timesAt);
+  const keptPlaces = placesOf(keptAt);
+  const byPlace = <T,>(values: readonly T[] | undefined, places: Int32Array | undefined, empty: T): readonly T[] =>
+    !values ? new Array<T>(n).fill(empty) : places ? Array.from(places, (j) => (j < 0 ? empty : values[j]!)) : values;
+  const keys = (column: KeyColumn | undefined, places?: Int32Array) => (!column ? new KeyColumn(n) : places ? column.gather(places) : column);
+  const pages = keys(manifest?.pages);
+  const inputKeys = keys(inputs);
+  const hashes = keys(times?.hashes, timesPlaces);
+  const at = byPlace(times?.at, timesPlaces, -1);
+  const keptColumn = <T,>(column: readonly T[] | undefined, empty: T) => byPlace(column, keptPlaces, empty);
+  const plain: readonly (readonly unknown[])[] = [
+    names, [], [], [], at, keptColumn(kept?.stamps, null), keptColumn(kept?.digests, null), keptColumn(kept?.avatars, null),
+    keptColumn(kept?.decorations, null), keptColumn(kept?.domains, null), keptColumn(kept?.suspended, 0), keptColumn(kept?.previews, null),
+  ];
+  const keyed = [undefined, pages, inputKeys, hashes];
+  /** Rows `first` to `first + count` as a line holds them: column by column, the keys as base64. */
+  const lineOf = (first: number, count: number): unknown[] => {
+    const line = new Array<unknown>(ROW_LENGTH);
+    for (let c = 0; c < ROW_LENGTH; c++) {
+      const key = keyed[c];
+      if (key) {
+        line[c] = key.toBase64(first, count);
+        continue;
+      }
+      // A loop, not `slice`: on a frozen array (a read record's) V8's array builtins take a slow path.
+      const from = plain[c]!;
+      const to = new Array<unknown>(count);
+      for (let i = 0; i < count; i++) to[i] = from[first + i] ?? null;
+      line[c] = to;
     }
-    return columns;
+    return line;
   };
   const source = served?.source;
   // A served line is copied when each of its rows is this record's, value for value, and each
@@ -135,15 +155,16 @@ export function writeRecord(file: string, record: ReleaseRecord, served?: Releas
     const c = source!.columns;
     const shift = from - first;
     if (end + shift > c.names.length) return false;
-    const same = (ours: readonly unknown[] | undefined, theirs: readonly unknown[], empty: unknown = null) => {
+    const same = (ours: readonly unknown[], theirs: readonly unknown[]) => {
       if (ours === theirs && shift === 0) return true;
-      for (let i = first; i < end; i++) if ((ours ? ours[i] ?? null : empty) !== theirs[i + shift]) return false;
+      for (let i = first; i < end; i++) if ((ours[i] ?? null) !== theirs[i + shift]) return false;
       return true;
     };
-    if (!same(names, c.names) || !same(manifest?.pages, c.pages) || !same(inputs, c.inputs) || !same(times?.hashes, c.hashes) || !same(times?.at, c.at, -1)) return false;
-    if (times) for (let i = first; i < end; i++) if (!sameTime![times.at[i]!]) return false;
-    return same(kept?.stamps, c.stamps) && same(kept?.digests, c.digests) && same(kept?.avatars, c.avatars) && same(kept?.decorations, c.decorations)
-      && same(kept?.domains, c.domains) && same(kept?.suspended, c.suspended, 0) && same(kept?.previews, c.previews);
+    const sameKeys = (ours: KeyColumn, theirs: KeyColumn) => (ours === theirs && shift === 0) || ours.sameRows(first, end, theirs, from);
+    if (!same(names, c.names) || !sameKeys(pages, c.pages) || !sameKeys(inputKeys, c.inputs) || !sameKeys(hashes, c.hashes) || !same(at, c.at)) return false;
+    if (times) for (let i = first; i < end; i++) if (!sameTime![at[i]!]) return false;
+    return same(plain[5]!, c.stamps) && same(plain[6]!, c.digests) && same(plain[7]!, c.avatars) && same(plain[8]!, c.decorations)
+      && same(plain[9]!, c.domains) && same(plain[10]!, c.suspended) && same(plain[11]!, c.previews);
   };
   // The served lines by their first name: a line whose rows a name added or removed before it moved is still copied.
   const servedLine = new Map(sameTime ? source!.lines.map((l) => [source!.columns.names[l.first]!, l]) : []);
@@ -189,7 +210,7 @@ export function writeRecord(file: string, record: ReleaseRecord, served?: Releas
   };
   const numbers = (c: ArrayLike<number>): number[] => (Array.isArray(c) ? c : Array.from(c));
   const columns: Columns = {
-    names: names as string[], pages: nulled(manifest.pages), inputs: nulled(manifest.inputs), hashes: nulled(times.hashes), at: numbers(times.at),
+    names: names as string[], pages: manifest.pages, inputs: manifest.inputs, hashes: times.hashes, at: numbers(times.at),
     stamps: nulled(kept.stamps), digests: nulled(kept.digests), avatars: nulled(kept.avatars), decorations: nulled(kept.decorations), domains: nulled(kept.domains),
     suspended: numbers(kept.suspended), previews: nulled(kept.previews),
   };
@@ -224,26 +245,30 @@ function readLines(lines: Generator<unknown>, file: string, at: LineAt[]): Relea
   const head = lines.next().value as Head | undefined;
   if (head?.version !== VERSION || !Number.isInteger(head.rows)) return NONE;
   const n = head.rows;
-  const columns = Array.from({ length: ROW_LENGTH }, () => new Array<unknown>(n));
+  const columns = Array.from({ length: ROW_LENGTH }, (_, c) => (KEYS.includes(c) ? new KeyColumn(n) : new Array<unknown>(n)));
   const rowLines: RecordSource['lines'] = [];
   let i = 0;
   while (i < n) {
     const line = lines.next();
     if (line.done) return NONE;
-    const values = line.value as unknown[][];
+    const values = line.value as unknown[];
     const count = Array.isArray(values) && values.length === ROW_LENGTH && Array.isArray(values[0]) ? values[0].length : 0;
     if (count === 0 || i + count > n) return NONE;
     for (let c = 0; c < ROW_LENGTH; c++) {
-      const from = values[c]!;
-      if (!Array.isArray(from) || from.length !== count) return NONE;
       const to = columns[c]!;
+      if (to instanceof KeyColumn) {
+        if (!to.setBase64(i, count, values[c])) return NONE;
+        continue;
+      }
+      const from = values[c];
+      if (!Array.isArray(from) || from.length !== count) return NONE;
       for (let k = 0; k < count; k++) to[i + k] = from[k];
     }
     rowLines.push({ at: at[at.length - 1]!, first: i, count });
     i += count;
   }
   const [names, pages, inputs, hashes, times, stamps, digests, avatars, decorations, domains, suspended, previews] = columns as [
-    string[], string[], (string | null)[], string[], number[], (string | null)[], (string | null)[], (string | null)[], (string | null)[], (string | null)[], number[], (string | null)[],
+    string[], KeyColumn, KeyColumn, KeyColumn, number[], (string | null)[], (string | null)[], (string | null)[], (string | null)[], (string | null)[], number[], (string | null)[],
   ];
   let files: FileDigests | undefined;
   if (head.files) {
@@ -270,7 +295,10 @@ function readLines(lines: Generator<unknown>, file: string, at: LineAt[]): Relea
  */
 function asRead(file: string, head: Head, lines: RecordSource['lines'], columns: Columns, files: FileDigests | undefined): ReleaseRecord {
   const { names, pages, inputs, hashes, at, stamps, digests, avatars, decorations, domains, suspended, previews } = columns;
-  for (const column of Object.values(columns)) Object.freeze(column);
+  for (const column of Object.values(columns)) {
+    if (column instanceof KeyColumn) column.freeze();
+    else Object.freeze(column);
+  }
   if (files) for (const column of [files.files, files.stamps, files.digests]) Object.freeze(column);
   const record: ReleaseRecord = {
     manifest: head.manifest ? { ...head.manifest, names, pages, inputs: head.manifest.inputs ? inputs : undefined } as PageManifest : undefined,
