@@ -33,8 +33,9 @@ export interface Background {
   /** What the user files' thread compressed as it wrote (compress.ts). */
   compressed: CompressStats;
   /**
-   * Whether the answers overwrite a retired release's: those it leaves as they were keep the
-   * siblings they had, none if that release was Cloudflare's, so the compress step looks at them.
+   * Whether the answers overwrite a retired release's: where codings are siblings, those it leaves
+   * as they were keep the siblings they had, none if that release was Cloudflare's, so the compress
+   * step looks at them.
    */
   recycled: boolean;
 }
@@ -128,8 +129,11 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
   const layout = build.codings;
   if (layout) {
     const t0 = performance.now();
-    // The user answers are compressed by their thread as it writes them (write-build.ts), and so are the pages by the kept renderer.
-    const compressedAsWritten = [...background.recycled ? [] : [USERS_DIR], ...rendered.pagesCompressed ? [PAGES_DIR] : []];
+    // The user answers are compressed by their thread as it writes them (write-build.ts), and so are
+    // the pages by the kept renderer. Recycled answers it found the same keep the siblings they had
+    // (none if their release was Cloudflare's); packed, it packs any it finds plain (user-files.ts).
+    const usersAsWritten = !background.recycled || layout === 'packed';
+    const compressedAsWritten = [...usersAsWritten ? [USERS_DIR] : [], ...rendered.pagesCompressed ? [PAGES_DIR] : []];
     compressStats = await build.step('Compressing', () => compressRelease(freshLayout.client, layout, compressedAsWritten, rendered.linked));
     addStats(compressStats, background.compressed);
     addStats(compressStats, rendered.compressed);

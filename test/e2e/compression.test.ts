@@ -174,6 +174,33 @@ describe('PRECOMPRESS=0: no codings, for a host that compresses by itself', () =
     for (const [f, bytes] of theirs) expect(files.get(f)!.equals(bytes), f).toBe(true);
   }, 90_000);
 
+  test('a Node build with codings over the answers of Node builds without packs each one, the bytes a fresh one writes', () => {
+    const work = workDir('precompress-back-on');
+    onTestFinished(() => fs.rmSync(work, { recursive: true, force: true }));
+    const dist = path.join(work, 'dist');
+    const at = (k: number) => ({ SOURCE_DATE_EPOCH: String(1768482000 + k * 60), RELEASE_LAYERS: '0' });
+    // Three whole Node releases without codings: the fourth build prunes the first and takes its answers' files.
+    for (let k = 0; k < 3; k++) {
+      const b = buildFixture(FIXTURE, dist, { ...at(k), PRECOMPRESS: '0' });
+      expect(b.status, String(b.stderr)).toBe(0);
+    }
+    const on = buildFixture(FIXTURE, dist, at(3));
+    expect(on.status, String(on.stderr)).toBe(0);
+    const files = served(dist);
+    const answers = [...files.keys()].filter((f) => f.startsWith('api/v1/users/'));
+    expect(answers.length).toBeGreaterThan(5);
+    // Packed by the answers' writer, which the compress step no longer reads after (write.ts).
+    expect(answers.filter((f) => !isPacked(files.get(f)!))).toEqual([]);
+    const fresh = path.join(work, 'fresh', 'dist');
+    for (const k of [0, 3]) {
+      const b = buildFixture(FIXTURE, fresh, at(k));
+      expect(b.status, String(b.stderr)).toBe(0);
+    }
+    const theirs = served(fresh);
+    expect([...files.keys()]).toEqual([...theirs.keys()]);
+    for (const [f, bytes] of theirs) expect(files.get(f)!.equals(bytes), f).toBe(true);
+  }, 90_000);
+
   test('the Node server then sends each page and answer as it is, with Vary, to a client that takes br and gzip', async () => {
     const work = workDir('precompress-off-node');
     onTestFinished(() => fs.rmSync(work, { recursive: true, force: true }));
