@@ -297,13 +297,16 @@ export async function planRelease(build: Build, read: ContentRead): Promise<Rele
   // rendered (page-reuse.ts); PROFILES_INCREMENTAL=0 renders them all.
   return build.step('Finding what changed', () => {
     const { index, stamps } = read;
+    const record = servedId ? servedRecord(build, servedId) : readRecord(servedLayout.record);
     // Each user's JSON text made at most once, for the page key and the answer's hash, in a rebuild
     // (which may be layered); not at all for a user whose inputs are those of the served release.
-    // Kept only where a second call may come (layersOfThisBuild, against a served release): a cold
-    // build asks once a user, and keeping every text (1 GB at 1,000,000 profiles) made its planning
-    // 18.3 s instead of 10.5 s, the collector marking them again and again (docs/scale.md).
+    // Kept only where a second call may come (layersOfThisBuild, against a served release this code
+    // built): a cold build or one of new code asks once a user, and keeping every text (1 GB at
+    // 1,000,000 profiles) made its planning 18.3-24.2 s instead of 10.5 s, the collector marking them
+    // again and again (docs/scale.md).
+    const layerable = servedId !== undefined && record.manifest?.fingerprint === build.pagesFingerprint;
     const json = new Map<PublicUser, string>();
-    const jsonOf = servedId === undefined ? (u: PublicUser) => JSON.stringify(u) : (u: PublicUser) => {
+    const jsonOf = !layerable ? (u: PublicUser) => JSON.stringify(u) : (u: PublicUser) => {
       let text = json.get(u);
       if (text === undefined) json.set(u, text = JSON.stringify(u));
       return text;
@@ -313,7 +316,6 @@ export async function planRelease(build: Build, read: ContentRead): Promise<Rele
       const stamp = stamps.get(u.username);
       return stamp === undefined ? undefined : userInputKey(stamp, u, avatarKey(avatarOf.get(u.username), read.avatarDigest));
     };
-    const record = servedId ? servedRecord(build, servedId) : readRecord(servedLayout.record);
     const pages = planPages(index, build.pagesFingerprint, record.manifest, () => served.files('p/').map((f) => f.slice('p/'.length)), o.incremental, o.incremental ? jsonOf : undefined, inputKeyOf, read.avatarDigest);
     // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
     const times = new AnswerTimes(index.builtAt, record.times, !o.incremental);
