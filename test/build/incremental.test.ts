@@ -5,6 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { loadContent, loadContentFast } from '../../src/content/load.ts';
+import { parseProfiles } from '../../src/content/profile-files.ts';
+import { ContentReader, YAML_LIMIT } from '../../src/content/read-file.ts';
+import { execFileSync } from 'node:child_process';
 import { formatProblem } from '../../src/content/problems.ts';
 import { MANIFEST_VERSION, avatarKey, goneNames, linkPages, manifestPages, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from '../../src/build/reuse/page-reuse.ts';
 import { KeyColumn } from '../../src/build/reuse/key-column.ts';
@@ -33,6 +36,39 @@ const ctx = { siteUrl: 'https://profiles.example.net', builtAt: new Date('2026-0
 const plain = (r: ReturnType<typeof loadContent>) => ({
   profiles: [...r.content.profiles], creators: [...r.content.creators], views: [...r.content.views],
   problems: r.problems.map((p) => formatProblem(p, r.content.dir)),
+});
+
+describe('reading ahead (the files come from disk)', () => {
+  test('the same content and problems as without; a link or a pipe put in a file\'s place after the walk is still refused (what is read ahead is never what is parsed)', async () => {
+    const dir = fixtureCopy();
+    fs.writeFileSync(path.join(dir, 'profiles', 'broken.yaml'), 'displayName: Broken\ncreatedAt: yesterday\n');
+    const without = await loadContentFast(dir, { cacheFile: undefined });
+    expect(without.stats.readAhead).toBe(false);
+    const ahead = await loadContentFast(dir, { cacheFile: undefined, readAheadAfter: 1 });
+    expect(ahead.stats.readAhead).toBe(true);
+    expect(plain(ahead)).toEqual(plain(without));
+
+    // Files swapped after the walk found them regular: both readers use the one safe reader.
+    const files = fs.readdirSync(path.join(dir, 'profiles')).sort().map((f) => ({ username: f.replace(/\.yaml$/, ''), file: path.join(dir, 'profiles', f) }));
+    const [linked, piped] = files.filter((f) => f.username !== 'broken').slice(1, 3) as [typeof files[0], typeof files[0]];
+    const secret = path.join(tempDir('read-ahead-outside-'), 'secret.yaml');
+    fs.writeFileSync(secret, 'displayName: Secret\ncreatedAt: 2024-01-01T00:00:00Z\n');
+    fs.rmSync(linked.file);
+    fs.symlinkSync(secret, linked.file);
+    fs.rmSync(piped.file);
+    execFileSync('mkfifo', [piped.file]);
+    const reader = new ContentReader(dir);
+    expect(reader.rootProblem()).toBeUndefined();
+    const r = await parseProfiles(files, { readAheadAfter: 0 }, (file) => reader.read(file, YAML_LIMIT));
+    expect(r.stats.readAhead).toBe(true);
+    const byName = new Map(r.parsed.map((p) => [p.username, p]));
+    for (const swapped of [linked, piped]) {
+      const p = byName.get(swapped.username)!;
+      expect(p.ok, swapped.username).toBe(false);
+      expect(JSON.stringify(p)).not.toContain('Secret');
+    }
+    expect(r.parsed.filter((p) => p.ok).length).toBe(files.length - 3);
+  });
 });
 
 describe('the validation cache and worker threads', () => {
