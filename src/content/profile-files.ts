@@ -204,12 +204,13 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
   }
   const readCount = reads.length;
   let ahead: ReadAhead | undefined;
+  const forced = options.readAheadAfter !== undefined;
+  const decideAt = options.readAheadAfter ?? PROBE_READS;
   const probeStart = performance.now();
   try {
     for (let k = 0; k < reads.length; k++) {
       // Files that come from disk one at a time: threads read the rest ahead (`readAhead`).
-      const forced = options.readAheadAfter !== undefined;
-      if (k === (options.readAheadAfter ?? PROBE_READS) && (forced || (reads.length - k >= READ_AHEAD_MIN && (performance.now() - probeStart) * 1000 > PROBE_READS * COLD_READ_US))) {
+      if (k === decideAt && (forced || (reads.length - k >= READ_AHEAD_MIN && (performance.now() - probeStart) * 1000 > PROBE_READS * COLD_READ_US))) {
         ahead = readAhead(reads.slice(k).map((i) => files[i]!.file));
       }
       const i = reads[k]!;

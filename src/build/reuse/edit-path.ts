@@ -489,7 +489,6 @@ function filesIn(files: readonly string[], dir: string): string[] {
   return files.filter((f) => f.startsWith(prefix) && !f.includes('/', prefix.length)).map((f) => f.slice(prefix.length));
 }
 
-
 /**
  * The stamps of a build told which files changed: each profile's kept stamp, taken as proved (the
  * list says its file is as the served release read it), but those the list names, added ones and
