@@ -1,6 +1,10 @@
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { WORK_ENV, runScratch } from './test/support/scratch.ts';
+
+// The run's folders on the RAM disk, named by this (the main) process, which global-setup.ts makes.
+const scratch = runScratch();
 
 export default defineConfig({
   test: {
@@ -13,6 +17,9 @@ export default defineConfig({
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
     // Most of the suite's time is Node processes starting (builds, servers, CLIs), each compiling
     // the same TypeScript again: Node's compile cache keeps the compiled code for every one of them.
-    env: { NODE_COMPILE_CACHE: path.resolve('node_modules/.cache/node-compile-cache') },
+    env: {
+      NODE_COMPILE_CACHE: path.resolve('node_modules/.cache/node-compile-cache'),
+      ...(scratch && { [WORK_ENV]: scratch.work, TMPDIR: scratch.tmp }),
+    },
   },
 });

@@ -407,8 +407,9 @@ describe('path traversal', () => {
   const SEPARATORS = ['/', '%2f', '%2F', '%5c', '%5C', '\\', '%252f', '%c0%af', '//', '/./'];
   const TARGETS = ['server/site-index.json', 'server/entry.mjs', 'server/canary.txt', 'canary.txt', 'package.json', 'astro.config.mjs', 'content/profiles/alice.yaml', 'test/fixtures/content/profiles/alice.yaml', 'src/api/handler.ts', 'etc/passwd'];
   const ROUTES = ['/', '/p/', '/p/alice/', '/api/v1/users/', '/media/avatars/', '/media/decorations/', '/_astro/', '/api/', '/service-api/v1/', '/favicon.svg/'];
-  // dist/client is six folders below the project (node_modules/.cache/profile-tests/<run>/dist/client): 8 reaches past /.
-  const payloads = (depths = [1, 2, 3, 6, 8]) => DOTS.flatMap((dot) => SEPARATORS.flatMap((sep) => depths.map((d) => (sep + dot).repeat(d).slice(sep.length) + sep)));
+  // The served client/ is nine folders below / (<the run's folder>/<test>/dist.releases/<release>/client,
+  // scratch.ts): 12 reaches / wherever the run writes.
+  const payloads = (depths = [1, 2, 3, 6, 8, 12]) => DOTS.flatMap((dot) => SEPARATORS.flatMap((sep) => depths.map((d) => (sep + dot).repeat(d).slice(sep.length) + sep)));
 
   /** What must never come back: files outside dist/client, content YAML, source, system files. */
   const SECRETS = [CANARY, ...PRIVATE_MARKERS, '"dependencies"', '"decorationFiles"', 'defineConfig', 'displayName:', 'export async function answer', 'root:x:0:0', 'i18nNoLocaleFoundInPath', '"builtAt"'];

@@ -4,8 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { workDir } from '../support/built-server.ts';
 
-const WORK = path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `bare-build-${process.pid}`);
+const WORK = workDir('bare-build');
 afterAll(() => fs.rmSync(WORK, { recursive: true, force: true }));
 
 describe('astro build on its own', () => {

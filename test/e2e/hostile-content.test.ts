@@ -6,12 +6,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { FIXTURE, ROOT, readDecoded } from '../support/helpers.ts';
+import { workDir } from '../support/built-server.ts';
 
 const SECRET = 'CI_TOKEN=ghp_d0-n0t-publish-7f3a';
 let parent = '';
 let content = '';
 // The build refuses a DIST_DIR outside the project: its server bundle resolves packages from there.
-const work = path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `hostile-${process.pid}`);
+const work = workDir('hostile');
 const dist = path.join(work, 'dist');
 
 beforeAll(() => {
@@ -73,7 +74,7 @@ describe('a display name of one letter under 63 combining marks', () => {
     fs.writeFileSync(path.join(own, 'profiles', 'bob.yaml'), `displayName: "${name}"\ncreatedAt: 2024-11-02T00:00:00Z\n`);
     const check = run('scripts/check-content.ts', { CONTENT_DIR: own });
     expect(check.status, check.stderr).toBe(0);
-    const ownDist = path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `zalgo-${process.pid}`, 'dist');
+    const ownDist = path.join(workDir('zalgo'), 'dist');
     onTestFinished(() => fs.rmSync(path.dirname(ownDist), { recursive: true, force: true }));
     const build = run('scripts/build-site.ts', { CONTENT_DIR: own, DIST_DIR: ownDist });
     expect(build.status, build.stderr).toBe(0);
@@ -93,7 +94,7 @@ describe('a profile saved in Latin-1', () => {
     const check = run('scripts/check-content.ts', { CONTENT_DIR: own });
     expect(check.status).toBe(1);
     expect(check.stderr.replaceAll(path.relative(ROOT, own), own)).toContain(line);
-    const ownDist = path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `latin1-${process.pid}`, 'dist');
+    const ownDist = path.join(workDir('latin1'), 'dist');
     onTestFinished(() => fs.rmSync(path.dirname(ownDist), { recursive: true, force: true }));
     const build = run('scripts/build-site.ts', { CONTENT_DIR: own, DIST_DIR: ownDist });
     expect(build.status).toBe(1);

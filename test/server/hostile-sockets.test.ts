@@ -11,7 +11,8 @@ import { ALLOWED_METHODS, NO_STORE } from '../../src/http/headers.ts';
 import { ErrorBodySchema } from '../../src/schemas/api.ts';
 import { MAX_PIPELINED, boundPipelining } from '../../src/server/lifecycle.ts';
 import { serve, type RunningServer } from '../../scripts/support/serve-build.ts';
-import { fixtureSite, ROOT } from '../support/helpers.ts';
+import { fixtureSite } from '../support/helpers.ts';
+import { workDir } from '../support/built-server.ts';
 import { parseResponse, rawExchange, rawRequest, type RawResponse } from '../support/raw-http.ts';
 
 const made: string[] = [];
@@ -39,7 +40,7 @@ function writeRelease(dir: string): void {
 }
 
 async function serveRelease(env: Record<string, string> = {}) {
-  const dir = path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `hostile-sockets-${process.pid}-${made.length}`);
+  const dir = workDir(`hostile-sockets-${made.length}`);
   made.push(dir);
   fs.rmSync(dir, { recursive: true, force: true });
   writeRelease(dir);

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { prerenderedUserBody, userData } from '../../src/api/prerendered.ts';
 import { parseCombinedLogLine } from '../../src/tools/access-log.ts';
 import { fixtureSite, ROOT } from '../support/helpers.ts';
+import { workDir } from '../support/built-server.ts';
 
 const BIG = 32 << 20;
 const made: string[] = [];
@@ -20,7 +21,7 @@ afterEach(() => {
 
 /** A release with one big static file and alice's answer, served on a free port. */
 async function serveRelease(env: Record<string, string> = {}) {
-  const dir = path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `lifecycle-${process.pid}-${made.length}`);
+  const dir = workDir(`lifecycle-${made.length}`);
   made.push(dir);
   fs.mkdirSync(path.join(dir, 'server'), { recursive: true });
   fs.mkdirSync(path.join(dir, 'client'), { recursive: true });

@@ -7,6 +7,7 @@ import { inject } from 'vitest';
 import { buildSite, serve, type RunningServer } from '../../scripts/support/serve-build.ts';
 import { releasePath, servedRelease, switchRelease } from '../../src/release/releases.ts';
 import { FIXTURE, ROOT } from './helpers.ts';
+import { workRoot } from './scratch.ts';
 
 export const TEST_SITE_URL = 'https://profiles.example.net';
 /** 2026-01-15T12:00:00Z, so ages in answers are exact. */
@@ -16,8 +17,8 @@ export const BUILD_EPOCH = 1768478400;
 export const buildFixture = (contentDir: string, distDir: string, env: Record<string, string> = {}) =>
   buildSite({ contentDir, distDir, siteUrl: TEST_SITE_URL, env: { SOURCE_DATE_EPOCH: String(BUILD_EPOCH), ...env } });
 
-/** Where a test file keeps its own builds: inside the project, so the server bundle finds node_modules. */
-export const workDir = (name: string) => path.join(ROOT, 'node_modules', '.cache', 'profile-tests', `${name}-${process.pid}`);
+/** Where a test file keeps its own builds: below a folder whose node_modules is the project's, so the server bundle finds its packages (scratch.ts). */
+export const workDir = (name: string) => path.join(workRoot(), `${name}-${process.pid}`);
 
 export interface SharedBuild {
   /** The build folder of test/fixtures/content; never change it. */

@@ -7,10 +7,18 @@ import type { TestProject } from 'vitest/node';
 import { serve } from '../../scripts/support/serve-build.ts';
 import { buildFixture, workDir } from './built-server.ts';
 import { FIXTURE } from './helpers.ts';
+import { WORK_ENV, makeRunScratch, runScratch } from './scratch.ts';
+import { processRuns } from '../../src/release/lock.ts';
 
 export default async function setup(project: TestProject) {
   // As vitest.config.ts sets for the test files: the shared build starts Node with the compile cache too.
   process.env.NODE_COMPILE_CACHE ??= path.resolve('node_modules/.cache/node-compile-cache');
+  // The run's own folder on the RAM disk (vitest.config.ts gives the test files its name).
+  const scratch = runScratch();
+  if (scratch) {
+    makeRunScratch(scratch, processRuns);
+    process.env[WORK_ENV] = scratch.work;
+  }
   const work = workDir('shared');
   const dist = path.join(work, 'dist');
   fs.rmSync(work, { recursive: true, force: true });
@@ -21,5 +29,6 @@ export default async function setup(project: TestProject) {
   return async () => {
     await server.stop();
     fs.rmSync(work, { recursive: true, force: true });
+    if (scratch) fs.rmSync(scratch.dir, { recursive: true, force: true });
   };
 }
