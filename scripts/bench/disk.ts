@@ -52,3 +52,33 @@ export function shortOf(need: Usage, dir: string, what: string, have = free(dir)
   if (need.bytes <= have.bytes && need.inodes <= have.inodes) return null;
   return `${what}: need about ${gb(need.bytes)} and ${millions(need.inodes)} inodes free on the disk of ${dir}; it has ${gb(have.bytes)} and ${millions(have.inodes)}`;
 }
+
+/**
+ * Whether new files on the file system holding `dir` are slowed by files deleted just before: ext4
+ * without a journal (this machine's disk), whose inode allocator skips every inode freed in the
+ * last 60 s (fs/ext4/ialloc.c `recently_deleted`; 360 s while the inode's table block is not yet
+ * written), looking up that block for each one it passes, for every file it creates. Read from
+ * /proc/self/mountinfo (the mount holding `dir`) and /sys/fs/ext4/<device>/journal_task; `read`
+ * reads those files (a test gives others).
+ */
+export function slowAfterDeleting(dir: string, read = (file: string) => fs.readFileSync(file, 'utf8')): boolean {
+  let real = path.resolve(dir);
+  try {
+    real = fs.realpathSync(real);
+  } catch { /* not made yet: its path as given */ }
+  let best: { point: string; type: string; source: string } | undefined;
+  try {
+    // Fields: id parent major:minor root mount-point options [optional...] - type source super-options
+    for (const line of read('/proc/self/mountinfo').split('\n')) {
+      const [left, right] = line.split(' - ');
+      if (!left || !right) continue;
+      const point = left.split(' ')[4]!.replace(/\\040/g, ' ');
+      const [type, source] = right.split(' ');
+      const inside = point === '/' || real === point || real.startsWith(`${point}/`);
+      if (inside && (!best || point.length >= best.point.length)) best = { point, type: type!, source: source! };
+    }
+    return best?.type === 'ext4' && read(`/sys/fs/ext4/${path.basename(best.source)}/journal_task`).trim() === '<none>';
+  } catch {
+    return false;
+  }
+}

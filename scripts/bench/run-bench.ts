@@ -51,7 +51,7 @@ import { rendererStore } from '../../src/build/astro/keep-renderer.ts';
 import { validationCacheFile } from '../../src/config.ts';
 import { sampleTree, statusKb } from './proc-tree.ts';
 import { medianSteps, parseSteps, stepTable } from './step-times.ts';
-import { add, gb, millions, scaled, shortOf, usage, type Usage } from './disk.ts';
+import { add, gb, millions, scaled, shortOf, slowAfterDeleting, usage, type Usage } from './disk.ts';
 import { compareBuilds, comparisonLine, type Comparison } from './same-files.ts';
 import { firstRung, hugoFits, hugoSkipped, nextHugoOnly, type HugoPeak } from './hugo-fit.ts';
 
@@ -188,12 +188,38 @@ const peaks = (r: { treeMb: number; peakMb: number }) => `${r.treeMb.toFixed(0)}
  */
 const flush = () => { spawnSync('sync'); };
 
+/**
+ * How long a timed run waits after the run deleted build files, where new files are slowed by
+ * deleted ones (disk.ts `slowAfterDeleting`: this machine's ext4, which has no journal). A fresh
+ * 100,000-profile build started a minute after 13 GB were deleted took 74.1 s against 60.0 s
+ * without (perf: up to 30% of all CPU in the kernel's `recently_deleted` while it wrote pages), and
+ * Hugo's runs, which followed the removal of its last output, spent 13-48 s in the kernel. 60 s
+ * once `sync` has written the freed inodes, and a little more.
+ */
+const SETTLE_MS = slowAfterDeleting(WORK) ? 65_000 : 0;
+let removedAt = -Infinity;
+/** Removes a file or folder this run wrote, remembering when for `settle`. */
+function remove(p: string): void {
+  if (!fs.existsSync(p)) return;
+  fs.rmSync(p, { recursive: true, force: true });
+  removedAt = performance.now();
+}
+/** Before a timed run: every dirty page written (`flush`), then the rest of SETTLE_MS since the last removal. */
+async function settle(): Promise<void> {
+  flush();
+  const wait = removedAt + SETTLE_MS - performance.now();
+  if (wait <= 0) return;
+  console.log(`(waiting ${(wait / 1000).toFixed(0)} s: on this disk, files deleted in the last minute slow the creation of new ones)`);
+  await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
 /** Peak RSS of a process, read from /proc while it runs: Node gives no child's rusage. */
 const peakKb = (pid: number) => statusKb(pid, 'VmHWM');
 
 /** One cold Hugo build of `site` (its output and caches removed first): wall time and peak RSS. */
 async function runHugo(site: string) {
-  for (const d of ['public', 'resources']) fs.rmSync(path.join(site, d), { recursive: true, force: true });
+  for (const d of ['public', 'resources']) remove(path.join(site, d));
+  await settle();
   const t0 = performance.now();
   let peak = 0;
   const r = await step('Hugo', () => new Promise<{ status: number | null; out: string }>((resolve, reject) => {
@@ -226,7 +252,7 @@ if (!(lookupsOnly && keepBuild)) {
   console.log(`\n== ${EQUAL_PROFILES.toLocaleString('en')} profiles: the disk each profile takes, and the build larger ones are compared with`);
   await generate(EQUAL_PROFILES, referenceContent);
   // From an empty folder: over a kept one it would be a layered rebuild, holding almost nothing of its own.
-  fs.rmSync(path.dirname(referenceDist), { recursive: true, force: true });
+  remove(path.dirname(referenceDist));
   await run('building them', BUILD, buildEnv(referenceContent, referenceDist));
   const floorDir = output(`floor-${EQUAL_PROFILES}-reference`);
   await run('the floor', ['scripts/bench/build-floor.ts', referenceContent, floorDir]);
@@ -239,13 +265,13 @@ if (!(lookupsOnly && keepBuild)) {
   perProfile.release = per(own);
   releaseFixed = { bytes: whole.bytes - own.bytes, inodes: whole.inodes - own.inodes };
   perProfile.floor = per(usage(floorDir));
-  fs.rmSync(floorDir, { recursive: true, force: true });
+  remove(floorDir);
   if (hugo) {
     const site = output(`hugo-${EQUAL_PROFILES}-reference`);
     await run('making the Hugo site', [MKHUGO, referenceContent, site]);
     await runHugo(site);
     perProfile.hugo = per(usage(site)); // its site and its output
-    fs.rmSync(site, { recursive: true, force: true });
+    remove(site);
   }
   const show = (u: Usage) => `${(u.bytes / 1024).toFixed(1)} kB, ${u.inodes.toFixed(1)} inodes`;
   console.log(`per profile: content ${show(perProfile.content)}; a release ${show(perProfile.release)}, and ${(releaseFixed.bytes / 1e6).toFixed(0)} MB and ${millions(releaseFixed.inodes)} inodes besides; the floor ${show(perProfile.floor)}${hugo ? `; Hugo's site and output ${show(perProfile.hugo)}` : ''}`);
@@ -308,18 +334,18 @@ async function edits(content: string, env: Record<string, string>) {
   const profiles = path.join(content, 'profiles');
   const edited = path.join(profiles, 'user000000.yaml');
   fs.writeFileSync(edited, fs.readFileSync(edited, 'utf8').replace(/^displayName: .*$/m, 'displayName: "Edited for the benchmark"'));
-  flush();
+  await settle();
   const one = await run('rebuild, one profile edited', BUILD, env);
   // A new name with no custom domain or avatar to clash with the generated ones.
   fs.writeFileSync(path.join(profiles, 'bench-added.yaml'), 'displayName: "Added for the benchmark"\ncreatedAt: 2024-01-01T00:00:00Z\n');
-  flush();
+  await settle();
   const added = await run('rebuild, one profile added', BUILD, env);
   // A profile no creator entry or view count names, so the content stays valid and warns of nothing.
   const views = fs.readFileSync(path.join(content, 'stats', 'views.yaml'), 'utf8');
   const gone = fs.readdirSync(profiles).map((f) => f.slice(0, -'.yaml'.length)).sort()
     .find((name) => name !== 'user000000' && name !== 'bench-added' && !fs.existsSync(path.join(content, 'creators', `${name}.yaml`)) && !views.includes(`\n${name}:`))!;
   fs.rmSync(path.join(profiles, `${gone}.yaml`));
-  flush();
+  await settle();
   const removed = await run(`rebuild, one profile removed (${gone})`, BUILD, env);
   for (const [what, r] of [['edited', one], ['added', added], ['removed', removed]] as const) {
     console.log(`rebuild, one profile ${what}: served after ${r.served.toFixed(1)} s, done in ${r.seconds.toFixed(1)} s, ${peaks(r)}`);
@@ -338,13 +364,13 @@ async function toldEdits(content: string, dist: string, env: Record<string, stri
   const told = (what: string, file: string) => run(`rebuild told, one profile ${what}`, BUILD, { ...env, CHANGED_FILES: file, CHANGED_SINCE: path.basename(fs.readlinkSync(dist)) });
   const edited = path.join(profiles, 'user000001.yaml');
   fs.writeFileSync(edited, fs.readFileSync(edited, 'utf8').replace(/^displayName: .*$/m, 'displayName: "Told for the benchmark"'));
-  flush();
+  await settle();
   const one = await told('edited', 'profiles/user000001.yaml');
   fs.writeFileSync(path.join(profiles, 'bench-told.yaml'), 'displayName: "Told for the benchmark"\ncreatedAt: 2024-01-01T00:00:00Z\n');
-  flush();
+  await settle();
   const added = await told('added', 'profiles/bench-told.yaml');
   fs.rmSync(path.join(profiles, 'bench-told.yaml'));
-  flush();
+  await settle();
   const removed = await told('removed', 'profiles/bench-told.yaml');
   for (const [what, r] of [['edited', one], ['added', added], ['removed', removed]] as const) {
     console.log(`rebuild told, one profile ${what}: served after ${r.served.toFixed(1)} s, done in ${r.seconds.toFixed(1)} s, ${peaks(r)}`);
@@ -367,20 +393,20 @@ for (let q = 0; q < queue.length; q++) {
     const distDir = output(`dist-${n}`);
     if (kind === 'baseline') {
       // A fresh clone, as in the full sizes: no kept renderer, no validation cache, an empty output folder.
-      fs.rmSync(rendererStore(ROOT), { recursive: true, force: true });
-      fs.rmSync(validationCacheFile(ROOT, content), { force: true });
-      fs.rmSync(distDir, { recursive: true, force: true });
-      flush();
+      remove(rendererStore(ROOT));
+      remove(validationCacheFile(ROOT, content));
+      remove(distDir);
+      await settle();
       fresh = await run('fresh clone', BUILD, { ...buildEnv(content, path.join(distDir, 'dist')), ...FRESH_CLONE_ENV });
       console.log(`fresh clone ${fresh.seconds.toFixed(1)} s, ${peaks(fresh)}`);
-      fs.rmSync(distDir, { recursive: true, force: true });
+      remove(distDir);
       stepsBySize.push([n, medianSteps([fresh.steps])]);
       freshSeconds.push([n, fresh.seconds]);
     }
     let h: Awaited<ReturnType<typeof runHugo>> | undefined;
     if (withHugo) {
       await run('making the Hugo site', [MKHUGO, content, hugoSite]);
-      flush();
+      await settle();
       h = await runHugo(hugoSite);
       console.log(`Hugo ${h.seconds.toFixed(1)} s, ${h.peakMb.toFixed(0)} MB`);
       hugoPeaks.push({ n, peakMb: h.peakMb });
@@ -388,7 +414,7 @@ for (let q = 0; q < queue.length; q++) {
     const hugoCells = h ? `${h.seconds.toFixed(1)} s | ${h.peakMb.toFixed(0)} MB | –` : '– | – | –';
     const freshCells = fresh ? `${fresh.seconds.toFixed(1)} s | ${peaks(fresh)} | ${h ? `${(fresh.seconds / h.seconds).toFixed(2)}x` : '–'}` : '– | – | –';
     rows.push(`| ${n.toLocaleString('en')} (${kind === 'hugo' ? 'Hugo only' : 'fresh clone once'}) | – | – | – | – | – | ${hugoCells} | ${freshCells} | – | – | – | – | – | – | – |`);
-    for (const d of [content, hugoSite]) fs.rmSync(d, { recursive: true, force: true });
+    for (const d of [content, hugoSite]) remove(d);
     const size = queue.find((s) => s.kind === 'full')?.n;
     const next = hugo && size !== undefined ? nextHugoOnly(size, hugoPeaks, totalMb) : undefined;
     if (next !== undefined && !queue.some((s) => s.n === next)) queue.splice(q + 1, 0, { n: next, kind: 'hugo' });
@@ -414,27 +440,27 @@ for (let q = 0; q < queue.length; q++) {
   // Every cold build starts from an empty output folder, removed before the clock starts, as Hugo's
   // and the floor's are: otherwise it would also delete the releases of the build before (pruning),
   // tens of thousands of files, beside its rendering.
-  const emptyDist = () => { for (const d of [dist, releasesDir(dist)]) fs.rmSync(d, { recursive: true, force: true }); };
+  const emptyDist = () => { for (const d of [dist, releasesDir(dist)]) remove(d); };
   emptyDist();
-  flush();
+  await settle();
   const newCode = await run('cold build of new code', BUILD, { ...env, PROFILES_INCREMENTAL: '0', KEPT_RENDERER: '0' });
   console.log(`cold build of new code (astro build): ${newCode.seconds.toFixed(1)} s, ${peaks(newCode)}`);
   for (let i = 0; i < (n <= 20_000 || BUILD_TARGET.sizes.includes(n) ? repeat : 1); i++) {
     // The output folder emptied before the floor runs, and the floor's removed after it: the disk never holds both (millions of files at 1,000,000).
     emptyDist();
-    flush();
+    await settle();
     floors.push(await run('floor', ['scripts/bench/build-floor.ts', content, floorDir]));
-    fs.rmSync(floorDir, { recursive: true, force: true });
+    remove(floorDir);
     // A cold build: every file parsed, every page rendered (no cache or earlier build read).
-    flush();
+    await settle();
     colds.push(await run('cold build', BUILD, { ...env, PROFILES_INCREMENTAL: '0' }));
     // A fresh clone, as CI builds it: no kept renderer, no validation cache, an empty output folder.
-    fs.rmSync(rendererStore(ROOT), { recursive: true, force: true });
-    fs.rmSync(validationCacheFile(ROOT, content), { force: true });
+    remove(rendererStore(ROOT));
+    remove(validationCacheFile(ROOT, content));
     emptyDist();
-    flush();
+    await settle();
     freshes.push(await run('fresh clone', BUILD, { ...env, ...FRESH_CLONE_ENV }));
-    if (withHugo) { flush(); hugos.push(await runHugo(hugoSite)); }
+    if (withHugo) hugos.push(await runHugo(hugoSite));
     const h = hugos.at(-1);
     const f = freshes.at(-1)!;
     console.log(`floor ${floors.at(-1)!.seconds.toFixed(1)} s, build ${colds.at(-1)!.seconds.toFixed(1)} s, ${peaks(colds.at(-1)!)}, fresh clone ${f.seconds.toFixed(1)} s, ${peaks(f)}${h ? `, Hugo ${h.seconds.toFixed(1)} s, ${h.peakMb.toFixed(0)} MB` : ''}`);
@@ -463,7 +489,7 @@ for (let q = 0; q < queue.length; q++) {
       targetLines.push(`${n.toLocaleString('en')} profiles, fresh clone: ${freshRatio.toFixed(2)}x of Hugo's time (${freshRatio <= BUILD_TARGET.ratio ? 'met' : 'NOT met'}; pairs ${hugos.map((h, i) => `${(freshes[i]!.seconds / h.seconds).toFixed(2)}x`).join(', ')}), peak ${freshClone.peakMb.toFixed(0)} MB vs Hugo's ${hugoPeak.toFixed(0)} MB (${freshClone.peakMb < hugoPeak ? 'met' : 'NOT met'}): target ${met ? 'met' : 'NOT met'}`);
     }
   }
-  fs.rmSync(hugoSite, { recursive: true, force: true });
+  remove(hugoSite);
   // The served release is now the last fresh clone's: its first profiles against the small build's, before any edit.
   let same: Comparison | undefined;
   if (n > EQUAL_PROFILES && fs.existsSync(referenceDist)) {
@@ -471,7 +497,7 @@ for (let q = 0; q < queue.length; q++) {
     same = await step(`comparing the first ${EQUAL_PROFILES.toLocaleString('en')} profiles' files with the ${EQUAL_PROFILES.toLocaleString('en')}-profile build`, async () => compareBuilds(referenceDist, dist, names));
     console.log(comparisonLine(same, EQUAL_PROFILES, n));
   }
-  flush();
+  await settle();
   const again = await run('rebuild, nothing changed', BUILD, env);
   console.log(`rebuild, nothing changed: served after ${again.served.toFixed(1)} s, done in ${again.seconds.toFixed(1)} s`);
   const e = await edits(content, env);
@@ -493,7 +519,7 @@ for (let q = 0; q < queue.length; q++) {
     + `${same ? `; ${comparisonLine(same, EQUAL_PROFILES, n)}` : ''}`);
   builds[n] = dist;
   // Only the served size's build and content stay for the lookups: the rest go now, not at the end.
-  if (n !== serveN && !keepBuild) for (const d of [content, distDir]) fs.rmSync(d, { recursive: true, force: true });
+  if (n !== serveN && !keepBuild) for (const d of [content, distDir]) remove(d);
 }
 
 const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { medianSteps, parseSteps, stepKey, stepTable } from '../../scripts/bench/step-times.ts';
 import { processTree, sampleTree, statusKb, treeRssKb } from '../../scripts/bench/proc-tree.ts';
-import { add, scaled, shortOf, usage } from '../../scripts/bench/disk.ts';
+import { add, scaled, shortOf, slowAfterDeleting, usage } from '../../scripts/bench/disk.ts';
 import { firstRung, hugoFits, hugoSkipped, nextHugoOnly, predictHugoMb } from '../../scripts/bench/hugo-fit.ts';
 import { compareBuilds, comparisonLine, profileFiles } from '../../scripts/bench/same-files.ts';
 import { ROOT } from '../support/helpers.ts';
@@ -164,6 +164,27 @@ describe('disk (disk.ts)', () => {
     expect(shortOf(need, '/work', 'x', { bytes: 50e9, inodes: 8e6 })).toBeNull();
     expect(shortOf(need, '/work', '1,000,000 profiles', { bytes: 50e9, inodes: 6e6 }))
       .toBe('1,000,000 profiles: need about 40.0 GB and 7.0 million inodes free on the disk of /work; it has 50.0 GB and 6.0 million');
+  });
+
+  test('slow to create files after deleting some: ext4 without a journal, by the mount that holds the folder', () => {
+    const mounts = [
+      '27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard',
+      '25 24 0:23 / /dev/shm rw,relatime - tmpfs tmpfs rw,size=24684096k',
+      '30 27 254:16 / /data rw,relatime - ext4 /dev/vdb rw',
+      '31 27 254:32 / /srv/x\\040y rw,relatime - xfs /dev/vdc rw',
+    ].join('\n');
+    const files: Record<string, string> = { '/proc/self/mountinfo': mounts, '/sys/fs/ext4/vda/journal_task': '<none>\n', '/sys/fs/ext4/vdb/journal_task': 'jbd2/vdb-8\n' };
+    const read = (file: string) => {
+      if (!(file in files)) throw new Error(`ENOENT: ${file}`);
+      return files[file]!;
+    };
+    expect(slowAfterDeleting('/work/some/where', read)).toBe(true);
+    expect(slowAfterDeleting('/dev/shm/run', read)).toBe(false);
+    expect(slowAfterDeleting('/data/bench', read)).toBe(false);
+    expect(slowAfterDeleting('/srv/x y/bench', read)).toBe(false);
+    // The longest mount point that holds it, not a prefix of its name.
+    expect(slowAfterDeleting('/database', read)).toBe(true);
+    expect(slowAfterDeleting('/work', () => { throw new Error('no /proc'); })).toBe(false);
   });
 });
 
