@@ -215,7 +215,7 @@ async function runBuildSteps(o: BuildOptions, heavy: () => void): Promise<number
   const background = startWriting(build, read, release);
   let rendering: Promise<Rendered> | undefined;
   try {
-    rendering = renderPages(build, read, release, background.recycledPages);
+    rendering = renderPages(build, read, release);
     const rendered = await rendering;
     const written = await writeRelease(build, read, release, background, rendered);
     const servedAfter = await publishRelease(build, release, background, () => {

@@ -15,7 +15,6 @@ import { releasePath, servedRelease } from '../release/releases.ts';
 import { columnsOf, type SiteIndex } from '../model/site-index.ts';
 import { handOverSiteIndex, pagesRendered } from './astro/page-data.ts';
 import { linkPages } from './reuse/page-reuse.ts';
-import { removeStalePages } from './files/write-build.ts';
 import { KEPT_FILE, KEPT_SERVER_DIR, keepRendererIn, readKept } from './astro/keep-renderer.ts';
 import { openRenderer, RendererUnavailable, type PageRenderer } from './astro/page-renderer.ts';
 import { WORKER_MIN_PAGES, renderProfilePages, threadCount } from './astro/render-pages.ts';
@@ -31,7 +30,7 @@ import type { ContentRead, ReleasePlan } from './plan.ts';
 export type { PageRenderer };
 
 /** Whether this build's pages are rendered by the kept renderer: not Cloudflare's, which `astro build` renders for workerd. */
-export const usesEngine = (o: BuildOptions): boolean => o.target !== 'cloudflare' && !astroFallback('kept-renderer');
+const usesEngine = (o: BuildOptions): boolean => o.target !== 'cloudflare' && !astroFallback('kept-renderer');
 
 /** What `astro build` reads from the environment, set for a production build of these options. */
 function setAstroEnv(o: BuildOptions): void {
@@ -128,12 +127,8 @@ export interface Rendered {
   linked: ReadonlySet<string>;
 }
 
-/**
- * Renders the plan's pages into the new release (`release.fresh`), and links the unchanged ones from
- * the served release. `over`: the release holds a retired release's pages (write.ts
- * `startWriting`), which the render writes over and whose names this release lacks it removes.
- */
-export async function renderPages(build: Build, read: ContentRead, release: ReleasePlan, over = false): Promise<Rendered> {
+/** Renders the plan's pages into the new release (`release.fresh`), and links the unchanged ones from the served release. */
+export async function renderPages(build: Build, read: ContentRead, release: ReleasePlan): Promise<Rendered> {
   const { o } = build;
   const { index, edit } = read;
   const { pages: plan, fresh } = release;
@@ -141,10 +136,6 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
   const compile = edit ? undefined : build.compiling ?? compileRenderer(build);
   if (compile) await build.step(`Compiling the pages with \`astro build\`${build.compiling ? ' (begun as the build started)' : ''}`, () => compile);
   const keptRenderer = edit?.renderer ?? (usesEngine(o) ? await openKeptRenderer(build) : undefined);
-  const pagesDir = buildLayout(fresh).pages;
-  // Astro kept nothing after all (a warning said why): `astro build` writes every page anew.
-  if (over && !keptRenderer) fs.rmSync(pagesDir, { recursive: true, force: true });
-  over &&= keptRenderer !== undefined;
   if (o.heapCap && plan.render.size >= WORKER_MIN_PAGES) v8.setFlagsFromString(o.heapCap);
 
   const compressed = emptyStats();
@@ -173,7 +164,7 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
           try {
             const r = await renderProfilePages({
               renderer: keptRenderer!, dir: build.keptDir, key: build.keptKey, index, names: [...plan.render], clientDir: buildLayout(fresh).client,
-              layout: build.codings, over, onProgress: (n) => { done = n; },
+              layout: build.codings, onProgress: (n) => { done = n; },
             });
             addStats(compressed, r.compressed);
           } catch (e) {
@@ -191,11 +182,7 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
     if (keptRenderer) addStats(compressed, keptRenderer.compressed);
     if (plan.reuse.length && !release.layers) {
       const { served } = release;
-      await build.step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, (file) => path.join(served.at(`p/${file}`) ?? served.client, 'p', file), pagesDir, build.codings === 'siblings', over));
-    }
-    if (over) {
-      const reused = new Set(plan.reuse);
-      removeStalePages(pagesDir, (name) => plan.render.has(name) || reused.has(name), build.codings === 'siblings');
+      await build.step(`Linking ${plan.reuse.length} unchanged pages from the last build`, () => linkPages(plan.reuse, (file) => path.join(served.at(`p/${file}`) ?? served.client, 'p', file), buildLayout(fresh).pages, build.codings === 'siblings'));
     }
     // Pages linked into a whole release come as an earlier build wrote them, siblings or not.
     return { compressed, pagesCompressed: keptRenderer !== undefined && (plan.reuse.length === 0 || release.layers !== undefined), linked };

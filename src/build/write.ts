@@ -10,7 +10,7 @@ import type { PublicUser } from '../schemas/api.ts';
 import { exampleUser } from '../api/openapi.ts';
 import { OG_IMAGES_PATH, previewFileOf } from '../ui/og-image.ts';
 import { writePreviewImages, writeProfilePreviews } from '../ui/og-image-png.ts';
-import { recyclePages, recycleUserFiles, removeTrees, writeApiFiles, writeEditFiles, writeUserFiles } from './files/write-build.ts';
+import { recycleUserFiles, removeTrees, writeApiFiles, writeEditFiles, writeUserFiles } from './files/write-build.ts';
 import { keptIndexOf, type KeptIndex } from './reuse/kept-index.ts';
 import { writeRecord } from './reuse/record.ts';
 import { addStats, compressRelease, describeStats, emptyStats, type CompressStats } from './files/compress.ts';
@@ -19,7 +19,7 @@ import { folderLimitWarning, foldersPastLimit } from './hosts/static-host-files.
 import { faultPoint } from './faults.ts';
 import { BuildRefused, type Build } from './pipeline.ts';
 import { USERS_DIR, keepWrittenRecord, servedRecord, type ContentRead, type ReleasePlan } from './plan.ts';
-import { usesEngine, type Rendered } from './render.ts';
+import type { Rendered } from './render.ts';
 
 /** The layered folder of previews, as layers.ts names files. */
 const OG_DIR = `${OG_IMAGES_PATH.replace(/^\//, '')}/`;
@@ -38,8 +38,6 @@ export interface Background {
    * step looks at them.
    */
   recycled: boolean;
-  /** Whether the new release holds a retired release's pages, to be written over (write-build.ts `recyclePages`). */
-  recycledPages: boolean;
 }
 
 /**
@@ -50,17 +48,14 @@ export interface Background {
 export function startWriting(build: Build, read: ContentRead, release: ReleasePlan): Background {
   const { index } = read;
   const { layers, times } = release;
-  const whole = build.o.incremental && !layers;
-  const recycled = recycleUserFiles(release.retired[0], release.usersStaging, whole);
-  // The kept renderer writes over them; `astro build` (Cloudflare's pages) is never given any.
-  const recycledPages = whole && !read.edit && usesEngine(build.o) && recyclePages(release.retired[0], buildLayout(release.fresh).pages);
+  const recycled = recycleUserFiles(release.retired[0], release.usersStaging, build.o.incremental && !layers);
   const clearing = removeTrees(release.trash);
   const changedUsers = layers && new Set(times.changedUsers);
   // Compressed as they are written, beside the render (Cloudflare compresses itself).
   const compressed = emptyStats();
   const layout = build.codings;
   const writingUsers = writeUserFiles(release.usersStaging, index, times, changedUsers ? index.users.filter((u) => changedUsers.has(u.username)) : index.users, layout && { stats: compressed, layout }, recycled);
-  return { clearing, writingUsers, compressed, recycled, recycledPages };
+  return { clearing, writingUsers, compressed, recycled };
 }
 
 export interface Written {

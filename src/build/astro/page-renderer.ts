@@ -117,13 +117,12 @@ export class PageRenderer {
 
   /**
    * Writes `p/<username>.html` into `clientDir` for each of `usernames`, rendered from `index`.
-   * Throws for a username the index lacks, as `astro build` would. `over`: the pages of a retired
-   * release may be there (write-build.ts `recyclePages`), written over (compress.ts `writeCodedFile`).
+   * Throws for a username the index lacks, as `astro build` would.
    */
-  async renderChangedPages(index: SiteIndex, usernames: Iterable<string>, clientDir: string, over = false): Promise<string[]> {
+  async renderChangedPages(index: SiteIndex, usernames: Iterable<string>, clientDir: string): Promise<string[]> {
     const names = [...usernames];
     this.#handOver(index, names);
-    return this.#writeAll(names.map((name) => ({ route: this.#profile, pathname: `/p/${name}` })), clientDir, over);
+    return this.#writeAll(names.map((name) => ({ route: this.#profile, pathname: `/p/${name}` })), clientDir);
   }
 
   /**
@@ -151,7 +150,7 @@ export class PageRenderer {
   }
 
   /** Renders the first page of each route alone, so that its getStaticPaths runs once, then the rest `CONCURRENCY` at a time. */
-  async #writeAll(pages: { route: RouteData; pathname: string }[], clientDir: string, over = false): Promise<string[]> {
+  async #writeAll(pages: { route: RouteData; pathname: string }[], clientDir: string): Promise<string[]> {
     const files: string[] = new Array(pages.length);
     const seen = new Set<RouteData>();
     const rest: number[] = [];
@@ -162,11 +161,11 @@ export class PageRenderer {
         continue;
       }
       seen.add(route);
-      files[k] = await this.#write(route, pathname, clientDir, over);
+      files[k] = await this.#write(route, pathname, clientDir);
     }
     let written = 0;
     await pool(rest, async (k) => {
-      files[k] = await this.#write(pages[k]!.route, pages[k]!.pathname, clientDir, over);
+      files[k] = await this.#write(pages[k]!.route, pages[k]!.pathname, clientDir);
       // Rendering resolves in microtasks only: a turn of the event loop now and then lets the
       // progress timers and the worker threads' messages through.
       if (++written % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
@@ -174,7 +173,7 @@ export class PageRenderer {
     return files;
   }
 
-  async #write(route: RouteData, pathname: string, clientDir: string, over: boolean): Promise<string> {
+  async #write(route: RouteData, pathname: string, clientDir: string): Promise<string> {
     // The address and file Astro uses for the page with `build.format: 'file'` (astro/dist/core/build/generate.js).
     const file = route.type === 'page' ? (pathname === '/' ? 'index.html' : `${pathname.slice(1)}.html`) : pathname.slice(1);
     // A string, not a URL: Request parses it once either way.
@@ -190,7 +189,7 @@ export class PageRenderer {
     }
     // Compressed while the bytes are at hand (the compress step, after, skips a file with codings),
     // each file in one synchronous call: three trips through libuv's threads per page cost more than the write.
-    writeCoded(to, file, body, this.#layout, this.compressed, over);
+    writeCoded(to, file, body, this.#layout, this.compressed);
     if (route === this.#profile) this.profilePagesWritten++;
     return to;
   }

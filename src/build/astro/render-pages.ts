@@ -59,8 +59,6 @@ export interface ProfileRender {
   clientDir: string;
   /** How each page's compressed codings are written with it (the renderer was opened so). */
   layout: CodingLayout | undefined;
-  /** The pages of a retired release may be in `clientDir`, written over (write-build.ts `recyclePages`). */
-  over?: boolean;
   /** Pages written so far, all threads together, about once a second. */
   onProgress?: (rendered: number) => void;
 }
@@ -90,8 +88,8 @@ export async function renderProfilePages(job: ProfileRender): Promise<{ threads:
   const tick = setInterval(report, 1000);
   try {
     const settled = await Promise.allSettled([
-      job.renderer.renderChangedPages(job.index, own, job.clientDir, job.over),
-      ...others.map((names, k) => renderInWorker({ dir: job.dir, key: job.key, index: indexShare(job.index, names), names, clientDir: job.clientDir, layout: job.layout, over: job.over ?? false }, (n) => { done[k] = n; })),
+      job.renderer.renderChangedPages(job.index, own, job.clientDir),
+      ...others.map((names, k) => renderInWorker({ dir: job.dir, key: job.key, index: indexShare(job.index, names), names, clientDir: job.clientDir, layout: job.layout }, (n) => { done[k] = n; })),
     ]);
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;

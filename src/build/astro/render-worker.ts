@@ -17,8 +17,6 @@ export interface RenderWorkerJob {
   clientDir: string;
   /** How each page's compressed codings are written with it, if at all. */
   layout: CodingLayout | undefined;
-  /** The pages of a retired release may be there, written over (page-renderer.ts). */
-  over: boolean;
 }
 
 const job = workerData as RenderWorkerJob;
@@ -26,7 +24,7 @@ const job = workerData as RenderWorkerJob;
 const renderer = await openRenderer(job.dir, job.key, job.layout);
 const progress = setInterval(() => parentPort!.postMessage({ rendered: renderer.profilePagesWritten }), 1000);
 try {
-  await renderer.renderChangedPages(job.index, job.names, job.clientDir, job.over);
+  await renderer.renderChangedPages(job.index, job.names, job.clientDir);
 } finally {
   clearInterval(progress);
 }

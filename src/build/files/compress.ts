@@ -121,28 +121,16 @@ export interface CodedFile {
 /** A file without siblings (packed, or not compressed), shared rather than made per file. */
 export const NO_SIBLINGS: ReadonlyMap<string, Buffer> = new Map();
 
-/**
- * Writes `bytes` to `path` (`file`: its path in the release) with its codings as `layout` keeps them,
- * for a file worth compressing. `over`: a retired release's file of that name may be there
- * (write-build.ts `recyclePages`), written over in place.
- */
-export function writeCoded(path: string, file: string, bytes: Uint8Array, layout: CodingLayout | undefined, stats: CompressStats, over = false): void {
-  writeCodedFile(path, !layout || !isCompressible(file) ? { body: bytes, siblings: NO_SIBLINGS } : codedFile(file, bytes, layout, stats), undefined, over ? { siblings: layout === 'siblings' } : undefined);
+/** Writes `bytes` to `path` (`file`: its path in the release) with its codings as `layout` keeps them, for a file worth compressing. */
+export function writeCoded(path: string, file: string, bytes: Uint8Array, layout: CodingLayout | undefined, stats: CompressStats): void {
+  writeCodedFile(path, !layout || !isCompressible(file) ? { body: bytes, siblings: NO_SIBLINGS } : codedFile(file, bytes, layout, stats));
 }
 
 /**
  * Writes `coded` at `path`: the file unless `written` is already there, then its siblings. A file
  * rewritten (packed) is replaced, not written into: it may be a hard link of a served release's.
- * `over`: a retired release's file may be at `path`, written into unless another release links it
- * (then replaced); with `siblings` (the layout keeps codings as files) its old siblings are
- * removed first, whichever the new bytes have (elsewhere write-build.ts `removeStalePages` does).
  */
-export function writeCodedFile(path: string, coded: CodedFile, written?: Uint8Array, over?: { siblings: boolean }): void {
-  if (over) {
-    const old = fs.lstatSync(path, { throwIfNoEntry: false });
-    if (old && (old.nlink > 1 || !old.isFile())) fs.rmSync(path, { recursive: true, force: true });
-    if (over.siblings) for (const e of ENCODINGS) fs.rmSync(path + e.suffix, { force: true });
-  }
+export function writeCodedFile(path: string, coded: CodedFile, written?: Uint8Array): void {
   if (written !== undefined && coded.body !== written) fs.rmSync(path, { force: true });
   if (coded.body !== written) fs.writeFileSync(path, coded.body);
   for (const [suffix, body] of coded.siblings) fs.writeFileSync(path + suffix, body);

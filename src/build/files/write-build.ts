@@ -132,41 +132,6 @@ export function recycleUserFiles(retiredRelease: string | undefined, stagingDir:
   return true;
 }
 
-/**
- * The pages' counterpart of `recycleUserFiles`: the `p/` folder of `retiredRelease` moved into the
- * new release (`pagesDir`) with one rename, so that the render writes each page over the retired
- * one of that name (compress.ts `writeCodedFile` with `over`) and no page file is made anew or
- * deleted. On this machine's disk a file made anew right after others were deleted costs many times
- * more (docs/scale.md, "Files on disk"): whole rebuilds at 100,000 took 48-50 s, or 66-73 s every
- * other build, the one deleting pages while it made its own. Returns whether pages were recycled;
- * what the new release does not have is removed after the render (`removeStalePages`).
- */
-export function recyclePages(retiredRelease: string | undefined, pagesDir: string): boolean {
-  if (!retiredRelease) return false;
-  const old = buildLayout(retiredRelease).pages;
-  if (!fs.existsSync(old)) return false;
-  fs.mkdirSync(path.dirname(pagesDir), { recursive: true });
-  fs.renameSync(old, pagesDir);
-  return true;
-}
-
-/**
- * After a render over recycled pages: removes from `pagesDir` every file that is not a page of
- * `keep` (profiles gone since the retired release), and the compressed siblings of every page where
- * the layout keeps none (`siblings` false: a retired `static` release's under a `node` build).
- * Returns how many it removed.
- */
-export function removeStalePages(pagesDir: string, keep: (name: string) => boolean, siblings: boolean): number {
-  let removed = 0;
-  for (const entry of fs.readdirSync(pagesDir)) {
-    const page = /^(.+)\.html(\.br|\.gz)?$/.exec(entry);
-    if (page && keep(page[1]!) && (!page[2] || siblings)) continue;
-    fs.rmSync(path.join(pagesDir, entry), { recursive: true, force: true });
-    removed++;
-  }
-  return removed;
-}
-
 /** How a layered release (layers.ts) is written: only what differs from the served release. */
 export interface LayeredWrite {
   /** The new release's id. */

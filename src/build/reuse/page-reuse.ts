@@ -179,10 +179,8 @@ export function goneNames(before: readonly string[], now: readonly string[]): st
  * Links each reused page into the new build (a copy where links are not possible), with its
  * compressed siblings where it has them (`siblings`: the layout keeps them beside it, compress.ts);
  * returns how many pages. `fromDir`: the previous build's page folder, or where each page is (a layered release).
- * `over`: `toDir` holds a retired release's pages (write-build.ts `recyclePages`): a page's files
- * there are removed before it is linked.
  */
-export function linkPages(names: readonly string[], fromDir: string | ((file: string) => string), toDir: string, siblings = true, over = false): number {
+export function linkPages(names: readonly string[], fromDir: string | ((file: string) => string), toDir: string, siblings = true): number {
   if (!names.length) return 0;
   fs.mkdirSync(toDir, { recursive: true });
   let linked = 0;
@@ -199,7 +197,6 @@ export function linkPages(names: readonly string[], fromDir: string | ((file: st
     }
   };
   for (const name of names) {
-    if (over) for (const suffix of ['', ...ENCODINGS.map((e) => e.suffix)]) fs.rmSync(path.join(toDir, `${name}.html${suffix}`), { force: true });
     link(`${name}.html`, false);
     if (siblings) for (const e of ENCODINGS) link(`${name}.html${e.suffix}`, true);
     linked++;
