@@ -51,7 +51,7 @@ import { rendererStore } from '../../src/build/astro/keep-renderer.ts';
 import { validationCacheFile } from '../../src/config.ts';
 import { sampleTree, statusKb } from './proc-tree.ts';
 import { medianSteps, parseSteps, stepTable } from './step-times.ts';
-import { add, gb, millions, scaled, shortOf, slowAfterDeleting, usage, type Usage } from './disk.ts';
+import { add, free, gb, millions, scaled, shortOf, slowAfterDeleting, usage, type Usage } from './disk.ts';
 import { compareBuilds, comparisonLine, type Comparison } from './same-files.ts';
 import { firstRung, hugoFits, hugoSkipped, nextHugoOnly, type HugoPeak } from './hugo-fit.ts';
 
@@ -193,23 +193,43 @@ const flush = () => { spawnSync('sync'); };
  * deleted ones (disk.ts `slowAfterDeleting`: this machine's ext4, which has no journal). A fresh
  * 100,000-profile build started a minute after 13 GB were deleted took 74.1 s against 60.0 s
  * without (perf: up to 30% of all CPU in the kernel's `recently_deleted` while it wrote pages), and
- * Hugo's runs, which followed the removal of its last output, spent 13-48 s in the kernel. 60 s
- * once `sync` has written the freed inodes, and a little more.
+ * Hugo's runs, which followed the removal of its last output, spent 13-48 s in the kernel. The
+ * kernel passes over an inode freed in the last 60 s, or 360 s while its block is unwritten, and
+ * the new files' own inodes dirty those blocks again: a build begun 2 minutes after a deletion and
+ * a `sync` still paid (80.9 s, system time 70 s, against 54-56 s). So 6.5 minutes; within a size
+ * what a run leaves is moved aside instead (`remove`), and deleted with the size.
  */
-const SETTLE_MS = slowAfterDeleting(WORK) ? 65_000 : 0;
+const SETTLE_MS = slowAfterDeleting(WORK) ? 390_000 : 0;
+/** Where `remove` moves what it would delete while the disk has room: deleted before the next size (`emptyTrash`). */
+const TRASH = output('trash');
+/** Free bytes `remove` leaves for the runs: below them it deletes, and the next timed run waits. */
+const TRASH_RESERVE_BYTES = 20e9;
+let trashed = 0;
 let removedAt = -Infinity;
-/** Removes a file or folder this run wrote, remembering when for `settle`. */
+/** Removes a file or folder this run wrote: moved into TRASH where deleting it would slow the next runs and the disk has room, else deleted, remembering when for `settle`. */
 function remove(p: string): void {
   if (!fs.existsSync(p)) return;
+  if (SETTLE_MS > 0 && free(fs.existsSync(WORK) ? WORK : ROOT).bytes > TRASH_RESERVE_BYTES) {
+    fs.mkdirSync(TRASH, { recursive: true });
+    fs.renameSync(p, path.join(TRASH, String(trashed++)));
+    return;
+  }
   fs.rmSync(p, { recursive: true, force: true });
   removedAt = performance.now();
+}
+/** Deletes what `remove` moved aside (between sizes): the next timed run waits for it, unless it was a few files. */
+function emptyTrash(): void {
+  if (!fs.existsSync(TRASH)) return;
+  const { inodes } = usage(TRASH);
+  fs.rmSync(TRASH, { recursive: true, force: true });
+  if (inodes >= 10_000) removedAt = performance.now();
 }
 /** Before a timed run: every dirty page written (`flush`), then the rest of SETTLE_MS since the last removal. */
 async function settle(): Promise<void> {
   flush();
   const wait = removedAt + SETTLE_MS - performance.now();
   if (wait <= 0) return;
-  console.log(`(waiting ${(wait / 1000).toFixed(0)} s: on this disk, files deleted in the last minute slow the creation of new ones)`);
+  console.log(`(waiting ${(wait / 1000).toFixed(0)} s: on this disk, files deleted in the last minutes slow the creation of new ones)`);
   await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
@@ -379,6 +399,7 @@ async function toldEdits(content: string, dist: string, env: Record<string, stri
 }
 
 for (let q = 0; q < queue.length; q++) {
+  emptyTrash();
   const { n, kind } = queue[q]!;
   const content = output(`content-${n}`);
   const hugoSite = output(`hugo-${n}`);
@@ -521,6 +542,8 @@ for (let q = 0; q < queue.length; q++) {
   // Only the served size's build and content stay for the lookups: the rest go now, not at the end.
   if (n !== serveN && !keepBuild) for (const d of [content, distDir]) remove(d);
 }
+// What the sizes moved aside goes now, --keep-build or not (the lookups make no files).
+emptyTrash();
 
 const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
