@@ -19,6 +19,7 @@ export const WORK_ENV = 'PROFILE_TESTS_WORK';
 function ramDisk(): boolean {
   try {
     const s = fs.statfsSync('/dev/shm');
+    fs.accessSync('/dev/shm', fs.constants.W_OK);
     // TMPFS_MAGIC: a folder of the disk, not memory, would gain nothing.
     return s.type === 0x01021994 && s.bavail * s.bsize >= ROOM_BYTES;
   } catch {
