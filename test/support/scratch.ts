@@ -2,7 +2,8 @@
 // (/dev/shm) when the machine has one with room. Creating inodes on this machine's ext4 disk, which
 // builds delete by the hundred thousand, was a tenth of the suite's CPU (perf: ext4's
 // `recently_deleted` looking over freed inodes on every create); on tmpfs the suite's kernel time
-// fell from 83 to 55 s. Otherwise the run writes inside the project, as before.
+// fell from 83 to 55-58 s (its wall time within this machine's noise). Otherwise the run writes
+// inside the project, as before.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
