@@ -236,7 +236,7 @@ async function settle(): Promise<void> {
 /** Peak RSS of a process, read from /proc while it runs: Node gives no child's rusage. */
 const peakKb = (pid: number) => statusKb(pid, 'VmHWM');
 
-/** One cold Hugo build of `site` (its output and caches removed first): wall time and peak RSS. */
+/** One cold Hugo build of `site` (its output and caches removed first, then `settle`): wall time and peak RSS. */
 async function runHugo(site: string) {
   for (const d of ['public', 'resources']) remove(path.join(site, d));
   await settle();
@@ -427,7 +427,6 @@ for (let q = 0; q < queue.length; q++) {
     let h: Awaited<ReturnType<typeof runHugo>> | undefined;
     if (withHugo) {
       await run('making the Hugo site', [MKHUGO, content, hugoSite]);
-      await settle();
       h = await runHugo(hugoSite);
       console.log(`Hugo ${h.seconds.toFixed(1)} s, ${h.peakMb.toFixed(0)} MB`);
       hugoPeaks.push({ n, peakMb: h.peakMb });
