@@ -64,6 +64,35 @@ export function validationCacheFile(root: string, contentDir: string): string {
   return path.join(root, 'node_modules', '.cache', 'profile-lookup', `validated-${key}.json`);
 }
 
+/** A validation cache's files (`validated-<key>.json` and its `-views`, `-creators` siblings): the key of the content folder they are for. */
+const VALIDATION_CACHE_NAME = /^validated-([0-9a-f]{12})(?:-[a-z]+)?\.json$/;
+/** How many content folders keep their validation caches; older ones go when a build writes one. */
+export const KEPT_VALIDATION_CACHES = 8;
+
+/**
+ * Removes the validation caches of all but the `KEPT_VALIDATION_CACHES` content folders validated
+ * last, never `cacheFile`'s: every folder ever built had one kept forever, and the test suite,
+ * which builds hundreds of temporary folders, left 1,600 files (244 MB) after a day. A cache
+ * removed only costs its folder's next build the time of validating anew.
+ */
+export function pruneValidationCaches(cacheFile: string, kept = KEPT_VALIDATION_CACHES): void {
+  const own = VALIDATION_CACHE_NAME.exec(path.basename(cacheFile))?.[1];
+  if (!own) return; // a cache file named by its caller (tests): not the store's
+  const dir = path.dirname(cacheFile);
+  const newest = new Map<string, number>();
+  const files: [name: string, key: string][] = [];
+  for (const name of fs.readdirSync(dir)) {
+    const key = VALIDATION_CACHE_NAME.exec(name)?.[1];
+    if (!key) continue;
+    files.push([name, key]);
+    let mtime = 0;
+    try { mtime = fs.statSync(path.join(dir, name)).mtimeMs; } catch { continue; } // removed meanwhile
+    newest.set(key, Math.max(newest.get(key) ?? 0, mtime));
+  }
+  const keep = new Set([own, ...[...newest].filter(([k]) => k !== own).sort((a, b) => b[1] - a[1]).slice(0, kept - 1).map(([k]) => k)]);
+  for (const [name, key] of files) if (!keep.has(key)) fs.rmSync(path.join(dir, name), { force: true });
+}
+
 /** `FILE_CACHE_MB`: megabytes of file bodies the Node server keeps in memory (src/server/disk-files.ts); default 128. */
 export function fileCacheBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.FILE_CACHE_MB;

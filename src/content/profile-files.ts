@@ -16,6 +16,7 @@ import { decodeText, type ReadResult } from './read-file.ts';
 import { parseYamlFile } from './yaml-file.ts';
 import { readJsonLines, writeJsonLinesFile } from './json-lines.ts';
 import { RACY_MS, stampAt, stampFiles, stampOf, type Stamp } from './file-stamps.ts';
+import { pruneValidationCaches } from '../config.ts';
 
 /** A profile as the rest of the build sees it: validated, without its `private:` notes. */
 export type PublicProfile = Omit<Profile, 'private'>;
@@ -355,6 +356,12 @@ function writeCache(file: string, head: unknown, rows: Iterable<unknown>): void 
   } catch (e) {
     // A cache that cannot be written only costs time next run.
     console.warn(`warning: could not write the validation cache ${file}: ${(e as Error).message}`);
+    return;
+  }
+  try {
+    pruneValidationCaches(file);
+  } catch {
+    // Old caches left only take disk: the next build's write tries again.
   }
 }
 
