@@ -136,10 +136,11 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
   const compile = edit ? undefined : build.compiling ?? compileRenderer(build);
   if (compile) await build.step(`Compiling the pages with \`astro build\`${build.compiling ? ' (begun as the build started)' : ''}`, () => compile);
   const keptRenderer = edit?.renderer ?? (usesEngine(o) ? await openKeptRenderer(build) : undefined);
-  if (o.heapCap && plan.render.size >= WORKER_MIN_PAGES) v8.setFlagsFromString(o.heapCap);
-
   const compressed = emptyStats();
   const threads = edit || !keptRenderer ? 1 : threadCount(plan.render.size, o.renderThreads === undefined ? {} : { RENDER_THREADS: o.renderThreads });
+  // The cap is for many pages rendered in this heap (docs/scale.md "Memory of the build"): a flag
+  // is every thread's, and render threads under it marked their heaps every second for nothing.
+  if (o.heapCap && threads === 1 && plan.render.size >= WORKER_MIN_PAGES) v8.setFlagsFromString(o.heapCap);
   const how = !keptRenderer ? '`astro build`' : compile ? 'the renderer `astro build` compiled' : 'Astro\'s kept renderer';
   let rendering: Promise<unknown> = Promise.resolve();
   let linked: ReadonlySet<string> = new Set();
