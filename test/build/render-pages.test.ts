@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { MAX_THREADS, WORKER_MIN_PAGES, splitPages, threadCount } from '../../src/build/astro/render-pages.ts';
+import { MAX_THREADS, OWN_THREAD_MAX_PAGES, WORKER_MIN_PAGES, renderShares, splitPages, threadCount } from '../../src/build/astro/render-pages.ts';
 import { ASTRO_FALLBACKS, astroFallback } from '../../src/build/astro/fallbacks.ts';
 import { TEST_SITE_URL, buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { FIXTURE, ROOT, copyFixture } from '../support/helpers.ts';
@@ -66,6 +66,20 @@ describe('the render engine', () => {
     const parts = splitPages(names, 3);
     expect(parts.map((p) => p.length)).toEqual([3, 3, 4]);
     expect(parts.flat()).toEqual(names);
+  });
+
+  test('above OWN_THREAD_MAX_PAGES the build\'s own thread, which holds the whole index, renders no page', () => {
+    const small = Array.from({ length: OWN_THREAD_MAX_PAGES }, (_, i) => i);
+    const big = Array.from({ length: OWN_THREAD_MAX_PAGES + 1 }, (_, i) => i);
+    const a = renderShares(small, 2);
+    expect([a.own.length, a.workers.map((w) => w.length)]).toEqual([OWN_THREAD_MAX_PAGES / 2, [OWN_THREAD_MAX_PAGES / 2]]);
+    expect([...a.own, ...a.workers.flat()]).toEqual(small);
+    const b = renderShares(big, 2);
+    expect(b.own).toEqual([]);
+    expect(b.workers).toHaveLength(2);
+    expect(b.workers.flat()).toEqual(big);
+    // One thread in all: this one, whatever the size.
+    expect(renderShares(big, 1)).toEqual({ own: big, workers: [] });
   });
 
   test('a misspelt fallback is refused, not ignored', () => {

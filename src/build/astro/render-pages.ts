@@ -25,6 +25,22 @@ export function threadCount(pages: number, env: NodeJS.ProcessEnv = process.env,
   return pages >= WORKER_MIN_PAGES ? Math.min(cores, MAX_THREADS) : 1;
 }
 
+/**
+ * Above this many pages the build's own thread renders none: its heap holds the whole index, which
+ * every full collection marks, and a share of the pages rendered there made such collections
+ * frequent. Fresh clones with and without (BENCHMARKS.md): 1,000,000 profiles 594.8 s against
+ * 677.8 s (summed peak 5.27 GB against 4.57 GB), 100,000 53.5 s against 56.3 s. At 20,000 no time
+ * was gained and the peak grew by a thread's 150 MB, over Hugo's there.
+ */
+export const OWN_THREAD_MAX_PAGES = 50_000;
+
+/** The pages this thread renders (`own`) and those of each worker thread, for `threads` threads in all. */
+export function renderShares<T>(names: readonly T[], threads: number): { own: T[]; workers: T[][] } {
+  if (threads > 1 && names.length > OWN_THREAD_MAX_PAGES) return { own: [], workers: splitPages(names, threads) };
+  const [own = [], ...workers] = splitPages(names, threads);
+  return { own, workers };
+}
+
 /** `names` in `count` contiguous parts of nearly equal size. */
 export function splitPages<T>(names: readonly T[], count: number): T[][] {
   const parts: T[][] = [];
@@ -82,7 +98,7 @@ export function indexShare(index: SiteIndex, names: readonly string[]): SiteInde
  * Settles every thread before it throws, so no worker writes on after a failure.
  */
 export async function renderProfilePages(job: ProfileRender): Promise<{ threads: number; compressed: CompressStats }> {
-  const [own = [], ...others] = splitPages(job.names, threadCount(job.names.length));
+  const { own, workers: others } = renderShares(job.names, threadCount(job.names.length));
   const done = others.map(() => 0);
   const report = () => job.onProgress?.(job.renderer.profilePagesWritten + done.reduce((a, b) => a + b, 0));
   const tick = setInterval(report, 1000);
@@ -97,7 +113,7 @@ export async function renderProfilePages(job: ProfileRender): Promise<{ threads:
     // This thread's renderer counts every call of this build; the workers' only theirs.
     const compressed = emptyStats();
     for (const r of settled.slice(1)) addStats(compressed, (r as PromiseFulfilledResult<CompressStats>).value);
-    return { threads: others.length + 1, compressed };
+    return { threads: others.length + (own.length ? 1 : 0), compressed };
   } finally {
     clearInterval(tick);
   }
