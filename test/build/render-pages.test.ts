@@ -5,7 +5,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { MAX_THREADS, OWN_THREAD_MAX_PAGES, WORKER_MIN_PAGES, renderShares, splitPages, threadCount } from '../../src/build/astro/render-pages.ts';
+import { BATCH_PAGES, MAX_THREADS, OWN_THREAD_MAX_PAGES, WORKER_MIN_PAGES, renderBatches, renderInWorkers, renderShares, splitPages, threadCount } from '../../src/build/astro/render-pages.ts';
+import { buildSiteIndex } from '../../src/model/site-index.ts';
+import { loadContent } from '../../src/content/load.ts';
+import type { SiteIndex } from '../../src/model/site-index.ts';
+import type { CreatorSummary, PublicUser } from '../../src/schemas/api.ts';
 import { ASTRO_FALLBACKS, astroFallback } from '../../src/build/astro/fallbacks.ts';
 import { TEST_SITE_URL, buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { FIXTURE, ROOT, copyFixture } from '../support/helpers.ts';
@@ -72,14 +76,33 @@ describe('the render engine', () => {
     const small = Array.from({ length: OWN_THREAD_MAX_PAGES }, (_, i) => i);
     const big = Array.from({ length: OWN_THREAD_MAX_PAGES + 1 }, (_, i) => i);
     const a = renderShares(small, 2);
-    expect([a.own.length, a.workers.map((w) => w.length)]).toEqual([OWN_THREAD_MAX_PAGES / 2, [OWN_THREAD_MAX_PAGES / 2]]);
-    expect([...a.own, ...a.workers.flat()]).toEqual(small);
-    const b = renderShares(big, 2);
-    expect(b.own).toEqual([]);
-    expect(b.workers).toHaveLength(2);
-    expect(b.workers.flat()).toEqual(big);
+    expect([a.own.length, a.others.length, a.workers]).toEqual([OWN_THREAD_MAX_PAGES / 2, OWN_THREAD_MAX_PAGES / 2, 1]);
+    expect([...a.own, ...a.others]).toEqual(small);
+    expect(renderShares(big, 2)).toEqual({ own: [], others: big, workers: 2 });
     // One thread in all: this one, whatever the size.
-    expect(renderShares(big, 1)).toEqual({ own: big, workers: [] });
+    expect(renderShares(big, 1)).toEqual({ own: big, others: [], workers: 0 });
+  });
+
+  test('worker threads get the pages in batches, each with only its own users and avatars', () => {
+    const users = Array.from({ length: 23 }, (_, i) => ({ username: `u${i}` }) as unknown as PublicUser);
+    const index: SiteIndex = {
+      builtAt: '2026-01-01T00:00:00.000Z', siteUrl: 'https://x.example', profileCount: 23, decorationFiles: ['d.png'],
+      creators: [{ username: 'u0' } as unknown as CreatorSummary], users, avatars: [['u3', 'a3.png'], ['u20', 'a20.png']],
+    };
+    const names = users.slice(2).map((u) => u.username);
+    const batches = renderBatches(index, names, 2);
+    // At least four a thread: 21 names in batches of 3.
+    expect(batches.map((b) => b.names.length)).toEqual([3, 3, 3, 3, 3, 3, 3]);
+    expect(batches.flatMap((b) => b.names)).toEqual(names);
+    for (const b of batches) {
+      expect(b.index.users.map((u) => u.username)).toEqual(b.names);
+      expect(b.index.avatars.every(([n]) => b.names.includes(n))).toBe(true);
+      expect([b.index.siteUrl, b.index.profileCount, b.index.creators]).toEqual([index.siteUrl, 23, []]);
+    }
+    expect(batches.flatMap((b) => b.index.avatars)).toEqual(index.avatars);
+    // Never more than BATCH_PAGES a batch.
+    const many = Array.from({ length: BATCH_PAGES * 9 }, (_, i) => `n${i}`);
+    expect(Math.max(...renderBatches({ ...index, users: [], avatars: [] }, many, 2).map((b) => b.names.length))).toBe(BATCH_PAGES);
   });
 
   test('a misspelt fallback is refused, not ignored', () => {
@@ -145,6 +168,30 @@ describe('the render engine', () => {
     expect(built.stdout).toContain('profile pages with Astro\'s kept renderer in 2 threads');
     expect(built.stdout).toMatch(/peak memory \d+ MB\.$/m);
     expectSameAsShared(built.dist);
+  }, 60_000);
+
+  test('worker threads render batch after batch; a batch that fails fails the render once every thread has stopped', async () => {
+    // The renderer this code kept (a build compiles it when the store has none).
+    build('workers-first', {});
+    const key = { fingerprint: renderFingerprint(ROOT, TEST_SITE_URL), target: 'node' as const };
+    const { content } = loadContent(FIXTURE);
+    const index = buildSiteIndex(content, { siteUrl: TEST_SITE_URL, builtAt: new Date('2026-01-15T12:00:00Z') });
+    const names = index.users.map((u) => u.username);
+    const job = { dir: rendererDir(ROOT, key), key, layout: undefined };
+    const clientDir = path.join(WORK, 'workers', 'client');
+    fs.mkdirSync(path.join(clientDir, 'p'), { recursive: true });
+    const progress: number[] = [];
+    await renderInWorkers({ ...job, clientDir }, renderBatches(index, names, 2), 2, (n) => progress.push(n));
+    expect(fs.readdirSync(path.join(clientDir, 'p')).sort()).toEqual(names.map((n) => `${n}.html`).sort());
+    expect(progress.at(-1)).toBe(names.length);
+    for (const name of names) expect(fs.readFileSync(path.join(clientDir, 'p', `${name}.html`), 'utf8')).toContain(`<meta property="profile:username" content="${name}">`);
+
+    // A batch naming a profile its users do not hold: its thread fails, the other ends, the error is the page's.
+    const failing = path.join(WORK, 'workers-failing', 'client');
+    fs.mkdirSync(path.join(failing, 'p'), { recursive: true });
+    const bad = { names: ['nobody-here'], index: { ...renderBatches(index, names, 2)[0]!.index, users: [], avatars: [] } };
+    await expect(renderInWorkers({ ...job, clientDir: failing }, [...renderBatches(index, names, 2), bad], 2)).rejects.toThrow(/nobody-here/);
+    expect(fs.existsSync(path.join(failing, 'p', 'nobody-here.html'))).toBe(false);
   }, 60_000);
 
   // One module, no global: the kept code imports page-data.ts by its address, never a copy of it.

@@ -8,14 +8,14 @@ import type { SiteIndex } from '../../model/site-index.ts';
 import { addStats, emptyStats, type CodingLayout, type CompressStats } from '../files/compress.ts';
 import type { KeptRendererKey } from './keep-renderer.ts';
 import type { PageRenderer } from './page-renderer.ts';
-import type { RenderWorkerJob } from './render-worker.ts';
+import type { RenderBatch, RenderWorkerJob, RenderWorkerReport } from './render-worker.ts';
 
 /**
  * Below this many pages, one thread: a worker starts in well under a second and holds its own copy
  * of the index, which pays from a few thousand pages (docs/scale.md, "The render engine").
  */
 export const WORKER_MIN_PAGES = 2_000;
-/** At most this many threads: each holds a copy of its share of the index (indexShare). */
+/** At most this many threads: each holds the batches it renders (renderBatches). */
 export const MAX_THREADS = 4;
 
 /** How many threads render `pages` pages on `cores` cores: `RENDER_THREADS` forces a count. */
@@ -34,11 +34,11 @@ export function threadCount(pages: number, env: NodeJS.ProcessEnv = process.env,
  */
 export const OWN_THREAD_MAX_PAGES = 50_000;
 
-/** The pages this thread renders (`own`) and those of each worker thread, for `threads` threads in all. */
-export function renderShares<T>(names: readonly T[], threads: number): { own: T[]; workers: T[][] } {
-  if (threads > 1 && names.length > OWN_THREAD_MAX_PAGES) return { own: [], workers: splitPages(names, threads) };
-  const [own = [], ...workers] = splitPages(names, threads);
-  return { own, workers };
+/** The pages this thread renders (`own`), and the rest (`others`), which `workers` worker threads render. */
+export function renderShares<T>(names: readonly T[], threads: number): { own: T[]; others: T[]; workers: number } {
+  if (threads > 1 && names.length > OWN_THREAD_MAX_PAGES) return { own: [], others: [...names], workers: threads };
+  const [own = [], ...parts] = splitPages(names, threads);
+  return { own, others: parts.flat(), workers: parts.length };
 }
 
 /** `names` in `count` contiguous parts of nearly equal size. */
@@ -49,20 +49,87 @@ export function splitPages<T>(names: readonly T[], count: number): T[][] {
 }
 
 /**
- * Renders `job.names`' profile pages in a worker thread with the kept renderer; resolves when all
- * are written, rejects with the worker's error. `onProgress`: pages written so far.
+ * At most this many pages a batch: a worker holds the users of the batch it renders and of the
+ * next, never a share of the whole site (at 1,000,000 profiles half the index was about 1 GB a
+ * thread, which each of its full collections marked).
  */
-export function renderInWorker(job: RenderWorkerJob, onProgress: (rendered: number) => void = () => {}): Promise<CompressStats> {
-  return new Promise((resolve, reject) => {
+export const BATCH_PAGES = 5_000;
+
+/**
+ * `names` in batches for `workers` threads, each with what its pages read of `index`: their users
+ * and avatars (a profile page reads nothing else of the index but the site's address). At least
+ * four batches a thread, so that threads that render faster take more of them.
+ */
+export function renderBatches(index: SiteIndex, names: readonly string[], workers: number): RenderBatch[] {
+  const size = Math.max(1, Math.min(BATCH_PAGES, Math.ceil(names.length / (4 * Math.max(1, workers)))));
+  const batches: RenderBatch[] = [];
+  const batchOf = new Map<string, RenderBatch>();
+  for (let i = 0; i < names.length; i += size) {
+    const batch: RenderBatch = {
+      names: names.slice(i, i + size),
+      index: { builtAt: index.builtAt, siteUrl: index.siteUrl, profileCount: index.profileCount, decorationFiles: index.decorationFiles, creators: [], users: [], avatars: [] },
+    };
+    batches.push(batch);
+    for (const name of batch.names) batchOf.set(name, batch);
+  }
+  for (const user of index.users) batchOf.get(user.username)?.index.users.push(user);
+  for (const avatar of index.avatars) batchOf.get(avatar[0])?.index.avatars.push(avatar);
+  return batches;
+}
+
+/**
+ * Renders `batches` in `workers` worker threads with the kept renderer, each thread taking the next
+ * batch as it finishes one (and holding one more, so it never waits for the message); resolves with
+ * what they compressed when all are written, rejects with the first error once every thread has
+ * stopped. `onProgress`: pages written so far, all these threads together.
+ */
+export async function renderInWorkers(
+  job: RenderWorkerJob, batches: RenderBatch[], workers: number, onProgress: (rendered: number) => void = () => {},
+): Promise<CompressStats> {
+  const queue = batches.slice().reverse();
+  const rendered: number[] = [];
+  const compressed = emptyStats();
+  const threads: Worker[] = [];
+  let failure: unknown;
+  const runs = Array.from({ length: Math.min(workers, batches.length) }, (_, k) => new Promise<void>((resolve) => {
     const worker = new Worker(new URL('./render-worker.ts', import.meta.url), { workerData: job });
-    let compressed = emptyStats();
-    worker.on('message', (m: { rendered: number; compressed?: CompressStats }) => {
-      onProgress(m.rendered);
-      if (m.compressed) compressed = m.compressed;
+    threads.push(worker);
+    let inFlight = 0;
+    let ended = false;
+    const send = () => {
+      const batch = failure === undefined ? queue.pop() : undefined;
+      if (batch) {
+        inFlight++;
+        worker.postMessage(batch);
+      } else if (inFlight === 0 && !ended) {
+        ended = true;
+        worker.postMessage(null);
+      }
+    };
+    worker.on('message', (m: RenderWorkerReport) => {
+      rendered[k] = m.rendered;
+      onProgress(rendered.reduce((a, b) => a + b, 0));
+      if (m.batchDone) {
+        inFlight--;
+        send();
+      }
+      if (m.compressed) addStats(compressed, m.compressed);
     });
-    worker.once('error', reject);
-    worker.once('exit', (code) => (code === 0 ? resolve(compressed) : reject(new Error(`a render worker stopped with exit code ${code}`))));
-  });
+    worker.once('error', (e) => {
+      failure ??= e;
+      // The others stop at their next batch; this one is gone.
+      resolve();
+    });
+    worker.once('exit', (code) => {
+      if (code !== 0 || !ended) failure ??= new Error(`a render worker stopped with exit code ${code}`);
+      resolve();
+    });
+    send();
+    send();
+  }));
+  await Promise.all(runs);
+  if (failure !== undefined) throw failure;
+  return compressed;
 }
 
 export interface ProfileRender {
@@ -80,40 +147,26 @@ export interface ProfileRender {
 }
 
 /**
- * What a render thread needs of `index` for the pages of `names`: their users and avatars (a profile
- * page reads nothing else of the index but the site's address). A thread's copy then grows with its
- * share, not with the site: at 1,000,000 profiles a copy of the whole index was about 2 GB a thread.
- */
-export function indexShare(index: SiteIndex, names: readonly string[]): SiteIndex {
-  const wanted = new Set(names);
-  return {
-    builtAt: index.builtAt, siteUrl: index.siteUrl, profileCount: index.profileCount, decorationFiles: index.decorationFiles, creators: [],
-    users: index.users.filter((u) => wanted.has(u.username)),
-    avatars: index.avatars.filter(([name]) => wanted.has(name)),
-  };
-}
-
-/**
  * Writes `p/<name>.html` for each of `names`, split between this thread and worker threads.
  * Settles every thread before it throws, so no worker writes on after a failure.
  */
 export async function renderProfilePages(job: ProfileRender): Promise<{ threads: number; compressed: CompressStats }> {
-  const { own, workers: others } = renderShares(job.names, threadCount(job.names.length));
-  const done = others.map(() => 0);
-  const report = () => job.onProgress?.(job.renderer.profilePagesWritten + done.reduce((a, b) => a + b, 0));
+  const { own, others, workers } = renderShares(job.names, threadCount(job.names.length));
+  let inWorkers = 0;
+  const report = () => job.onProgress?.(job.renderer.profilePagesWritten + inWorkers);
   const tick = setInterval(report, 1000);
   try {
     const settled = await Promise.allSettled([
       job.renderer.renderChangedPages(job.index, own, job.clientDir),
-      ...others.map((names, k) => renderInWorker({ dir: job.dir, key: job.key, index: indexShare(job.index, names), names, clientDir: job.clientDir, layout: job.layout }, (n) => { done[k] = n; })),
+      others.length
+        ? renderInWorkers({ dir: job.dir, key: job.key, clientDir: job.clientDir, layout: job.layout }, renderBatches(job.index, others, workers), workers, (n) => { inWorkers = n; })
+        : Promise.resolve(emptyStats()),
     ]);
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
     report();
     // This thread's renderer counts every call of this build; the workers' only theirs.
-    const compressed = emptyStats();
-    for (const r of settled.slice(1)) addStats(compressed, (r as PromiseFulfilledResult<CompressStats>).value);
-    return { threads: others.length + (own.length ? 1 : 0), compressed };
+    return { threads: workers + (own.length ? 1 : 0), compressed: (settled[1] as PromiseFulfilledResult<CompressStats>).value };
   } finally {
     clearInterval(tick);
   }

@@ -1,31 +1,57 @@
-// A worker thread rendering a share of a build's profile pages with the kept renderer
-// (page-renderer.ts) while the build's own thread renders the rest (render-pages.ts): every core
-// renders. Posts `{ rendered }` every second, and `{ rendered, compressed }` once at the end.
+// A worker thread rendering batches of a build's profile pages with the kept renderer
+// (page-renderer.ts), as render-pages.ts `renderInWorkers` sends them: every core renders, and a
+// thread holds the users of a batch or two, never a share of the whole site. Posts `{ rendered }`
+// every second and `{ rendered, batchDone }` after each batch; `null` ends the work, answered by
+// `{ rendered, compressed }`.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openRenderer } from './page-renderer.ts';
 import type { KeptRendererKey } from './keep-renderer.ts';
 import type { SiteIndex } from '../../model/site-index.ts';
-import type { CodingLayout } from '../files/compress.ts';
+import type { CodingLayout, CompressStats } from '../files/compress.ts';
 
 export interface RenderWorkerJob {
   /** The kept renderer's folder and what it must have been kept for. */
   dir: string;
   key: KeptRendererKey;
-  index: SiteIndex;
-  /** The profiles whose pages this worker writes. */
-  names: string[];
   clientDir: string;
   /** How each page's compressed codings are written with it, if at all. */
   layout: CodingLayout | undefined;
 }
 
-const job = workerData as RenderWorkerJob;
-
-const renderer = await openRenderer(job.dir, job.key, job.layout);
-const progress = setInterval(() => parentPort!.postMessage({ rendered: renderer.profilePagesWritten }), 1000);
-try {
-  await renderer.renderChangedPages(job.index, job.names, job.clientDir);
-} finally {
-  clearInterval(progress);
+/** Profiles whose pages a worker writes, and what those pages read of the index (render-pages.ts `renderBatches`). */
+export interface RenderBatch {
+  names: string[];
+  index: SiteIndex;
 }
-parentPort!.postMessage({ rendered: renderer.profilePagesWritten, compressed: renderer.compressed });
+
+/** What a worker tells: pages written so far; after a batch, `batchDone`; at the end, what it compressed. */
+export interface RenderWorkerReport {
+  rendered: number;
+  batchDone?: true;
+  compressed?: CompressStats;
+}
+
+const job = workerData as RenderWorkerJob;
+const port = parentPort!;
+const renderer = await openRenderer(job.dir, job.key, job.layout);
+const tell = (report: Omit<RenderWorkerReport, 'rendered'> = {}) => port.postMessage({ rendered: renderer.profilePagesWritten, ...report } satisfies RenderWorkerReport);
+const progress = setInterval(tell, 1000);
+
+// One batch at a time, in the order sent: a message that arrives while one renders waits here.
+let last: Promise<void> = Promise.resolve();
+port.on('message', (batch: RenderBatch | null) => {
+  last = last.then(async () => {
+    if (batch === null) {
+      clearInterval(progress);
+      tell({ compressed: renderer.compressed });
+      port.close();
+      return;
+    }
+    await renderer.renderChangedPages(batch.index, batch.names, job.clientDir);
+    tell({ batchDone: true });
+  }).catch((e: unknown) => {
+    clearInterval(progress);
+    // An uncaught error ends the thread with it, as the main thread's `error` event.
+    setImmediate(() => { throw e; });
+  });
+});
