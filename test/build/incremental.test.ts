@@ -1,9 +1,8 @@
 // What makes rebuilds cheap, and must never make them wrong: the validation cache and worker
 // threads (src/content/profile-files.ts) and the reuse of unchanged profile pages (src/build/reuse/page-reuse.ts).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { loadContent, loadContentFast } from '../../src/content/load.ts';
 import { parseProfiles } from '../../src/content/profile-files.ts';
 import { ContentReader, YAML_LIMIT } from '../../src/content/read-file.ts';
@@ -19,14 +18,9 @@ import { AnswerTimes } from '../../src/build/reuse/answer-times.ts';
 import { emptyStats } from '../../src/build/files/compress.ts';
 import type { PublicUser } from '../../src/schemas/api.ts';
 import { FIXTURE } from '../support/helpers.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
-const made: string[] = [];
-afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
-const tempDir = (prefix: string) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  made.push(dir);
-  return dir;
-};
+const tempDir = tempDirs();
 const fixtureCopy = () => {
   const dir = tempDir('incremental-content-');
   fs.cpSync(FIXTURE, dir, { recursive: true });

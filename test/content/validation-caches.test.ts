@@ -1,20 +1,14 @@
 // The store of validation caches (node_modules/.cache/profile-lookup): one cache per content
 // folder, and only the folders validated last keep theirs (config.ts `pruneValidationCaches`).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { KEPT_VALIDATION_CACHES, pruneValidationCaches } from '../../src/config.ts';
 import { loadContentFast } from '../../src/content/load.ts';
 import { FIXTURE } from '../support/helpers.ts';
+import { tempDirs } from '../support/temp-dirs.ts';
 
-const made: string[] = [];
-afterEach(() => { for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
-const tempDir = (prefix: string) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  made.push(dir);
-  return dir;
-};
+const tempDir = tempDirs();
 
 const key = (i: number) => i.toString(16).padStart(12, '0');
 /** A cache of content folder `i` in `dir`, with its siblings, last written `ageS` seconds ago. */
