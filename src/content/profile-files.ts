@@ -209,13 +209,16 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
   let pool: ParsePool | undefined;
   const cores = os.availableParallelism();
   const startPoolAt = options.workers !== undefined ? (options.workers > 0 ? 1 : Infinity) : cores > 1 ? 2 * FILES_PER_WORKER_MIN : Infinity;
+  /** Files parsed (not taken from the cache), in this thread (`todo`) or by the pool. */
+  let parseCount = 0;
   const toParse = (item: ParseItem) => {
+    parseCount++;
+    if (pool) return pool.push(item);
     todo.push(item);
-    if (pool) pool.push(item);
-    else if (todo.length >= startPoolAt) {
-      pool = new ParsePool(options.workers ?? Math.min(cores, Math.max(2, Math.floor(readCount / FILES_PER_WORKER_MIN))), (i, result) => { parsed[i] = result; });
-      for (const t of todo) pool.push(t);
-    }
+    if (todo.length < startPoolAt) return;
+    pool = new ParsePool(options.workers ?? Math.min(cores, Math.max(2, Math.floor(readCount / FILES_PER_WORKER_MIN))), (i, result) => { parsed[i] = result; });
+    // Their texts are the pool's now: at 1,000,000 profiles, 1 GB this thread need not hold.
+    for (const t of todo.splice(0)) pool.push(t);
   };
   let ahead: ReadAhead | undefined;
   const forced = options.readAheadAfter !== undefined;
@@ -227,6 +230,9 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
       if (k === decideAt && (forced || (reads.length - k >= READ_AHEAD_MIN && (performance.now() - probeStart) * 1000 > PROBE_READS * COLD_READ_US))) {
         ahead = readAhead(reads.slice(k).map((i) => files[i]!.file));
       }
+      // The pool's results wait for this thread's event loop: taken every batch, not piled up
+      // (serialised) until the last file is read.
+      if (pool && k % BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
       const i = reads[k]!;
       const { username, file } = files[i]!;
       const r = read(file);
@@ -266,7 +272,7 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
   // Rewritten when anything was parsed or read (a file read again gets its new stamp, so the next
   // run need not read it).
   let saveCache = () => {};
-  if (options.cacheFile && (todo.length || readCount || !cache || cache.entries.size !== files.length)) {
+  if (options.cacheFile && (parseCount || readCount || !cache || cache.entries.size !== files.length)) {
     const cacheFile = options.cacheFile;
     saveCache = () => {
       let count = 0;
@@ -281,14 +287,14 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
       saveCache = () => {};
     };
     // A big parse is written at once, so its results need not be held for the rest of the build.
-    if (!options.deferCacheWrite || todo.length > files.length / 20) saveCache();
+    if (!options.deferCacheWrite || parseCount > files.length / 20) saveCache();
   }
   const digests = new Map<string, string>();
   for (let i = 0; i < files.length; i++) {
     const { username } = files[i]!;
     if (hashes[i] !== undefined && !settledStamps.has(username)) digests.set(username, hashes[i]!);
   }
-  return { parsed, stats: { files: files.length, fromCache: files.length - todo.length, read: readCount, workers, readAhead: ahead !== undefined }, saveCache: () => saveCache(), stamps: settledStamps, digests };
+  return { parsed, stats: { files: files.length, fromCache: files.length - parseCount, read: readCount, workers, readAhead: ahead !== undefined }, saveCache: () => saveCache(), stamps: settledStamps, digests };
 }
 
 /** A profile file to parse: its place in the run's order, and its text. */
