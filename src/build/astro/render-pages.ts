@@ -89,11 +89,9 @@ export async function renderInWorkers(
   const queue = batches.slice().reverse();
   const rendered: number[] = [];
   const compressed = emptyStats();
-  const threads: Worker[] = [];
   let failure: unknown;
   const runs = Array.from({ length: Math.min(workers, batches.length) }, (_, k) => new Promise<void>((resolve) => {
     const worker = new Worker(new URL('./render-worker.ts', import.meta.url), { workerData: job });
-    threads.push(worker);
     let inFlight = 0;
     let ended = false;
     const send = () => {
@@ -158,9 +156,8 @@ export async function renderProfilePages(job: ProfileRender): Promise<{ threads:
   try {
     const settled = await Promise.allSettled([
       job.renderer.renderChangedPages(job.index, own, job.clientDir),
-      others.length
-        ? renderInWorkers({ dir: job.dir, key: job.key, clientDir: job.clientDir, layout: job.layout }, renderBatches(job.index, others, workers), workers, (n) => { inWorkers = n; })
-        : Promise.resolve(emptyStats()),
+      // No batch (one thread in all): no worker starts, and nothing is compressed there.
+      renderInWorkers({ dir: job.dir, key: job.key, clientDir: job.clientDir, layout: job.layout }, renderBatches(job.index, others, workers), workers, (n) => { inWorkers = n; }),
     ]);
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
