@@ -27,7 +27,7 @@
 // run in alternation --repeat times up to 20,000 profiles and at the sizes the Hugo target names
 // (one pair of 100,000-profile builds went from 0.62x of Hugo to 1.04x between two runs), and the
 // medians are reported; each lookup route is loaded on our server and the bare ones in turn, --rounds
-// times, and each ratio is the median of the rounds' ratios.
+// times, each round begun by the next server, and each ratio is the median of the rounds' ratios.
 //
 // Hugo, the static-site generator people pick for speed, builds the same profiles in the same run when
 // `hugo` is on PATH: ../shared/anchors/hugo/mkhugo.mjs turns each size's generated content into a Hugo
@@ -705,10 +705,14 @@ for (const [name, pathFor, headers] of routes) {
     await load(bare, pathFor, 2, headers);
     await load(bareH, pathFor, 2, headers);
   });
+  // Each round begins with the next server, so that each goes first, second and last as often: in
+  // a fixed order one server always ran right after another's multi-GB heap had filled the caches.
+  const turns = [['ours', ours, o], ['bare', bare, b], ['bare with the contract\'s headers', bareH, h]] as const;
   for (let i = 0; i < rounds; i++) {
-    o.push(await step(`${name}: ours, run ${i + 1} of ${rounds} (${duration} s)`, () => load(ours, pathFor, duration, headers)));
-    b.push(await step(`${name}: bare, run ${i + 1} of ${rounds} (${duration} s)`, () => load(bare, pathFor, duration, headers)));
-    h.push(await step(`${name}: bare with the contract's headers, run ${i + 1} of ${rounds} (${duration} s)`, () => load(bareH, pathFor, duration, headers)));
+    for (let k = 0; k < turns.length; k++) {
+      const [who, server, runs] = turns[(i + k) % turns.length]!;
+      runs.push(await step(`${name}: ${who}, run ${i + 1} of ${rounds} (${duration} s)`, () => load(server, pathFor, duration, headers)));
+    }
   }
   const medianRun = (rs: typeof o) => rs.find((r) => r.rps === median(rs.map((x) => x.rps)))!;
   const [mo, mb] = [medianRun(o), medianRun(b)];
@@ -766,7 +770,7 @@ const verdict = `Targets: each route at ${LOOKUP_TARGETS.ratio}x of bare or more
 const lookupPart = `${LOOKUPS}
 
 ${machine}, load average ${os.loadavg()[0]!.toFixed(1)} before the lookups${lookupsOnly ? ' (`npm run bench -- --lookups-only`)' : ''}.
-Lookups on the ${servedCount.toLocaleString('en')}-profile build, ${connections} connections, ${duration} s per run, ${rounds} rounds of each server in turn (medians, and ratios as the median of the rounds' ratios; autocannon in the bench process, each server in its own${pinned ? ', the servers on core 0 and autocannon on core 1' : ', not pinned to cores'}), after every name was asked once in each form of each server. The bare server holds every body in memory and sends the contract's bodies (the query form's \`data\` in a fresh envelope, a 404 naming the user). "Bare + contract headers" is the bare server sending the headers every answer of ours must carry (CORS, Cache-Control, the policy's others, an ETag): the gap between it and ours is our code's, the rest is the contract's bytes on the wire:
+Lookups on the ${servedCount.toLocaleString('en')}-profile build, ${connections} connections, ${duration} s per run, ${rounds} rounds of each server in turn, each round begun by the next server (medians, and ratios as the median of the rounds' ratios; autocannon in the bench process, each server in its own${pinned ? ', the servers on core 0 and autocannon on core 1' : ', not pinned to cores'}), after every name was asked once in each form of each server. The bare server holds every body in memory and sends the contract's bodies (the query form's \`data\` in a fresh envelope, a 404 naming the user). "Bare + contract headers" is the bare server sending the headers every answer of ours must carry (CORS, Cache-Control, the policy's others, an ETag): the gap between it and ours is our code's, the rest is the contract's bytes on the wire:
 
 | route | ours req/s | ours p50 / p99 | bare req/s | bare p50 / p99 | ours / bare | bare + contract headers req/s | ours / that | errors / non-2xx |
 |---|---|---|---|---|---|---|---|---|
