@@ -61,6 +61,8 @@ export const BATCH_PAGES = 5_000;
  * four batches a thread, so that threads that render faster take more of them.
  */
 export function renderBatches(index: SiteIndex, names: readonly string[], workers: number): RenderBatch[] {
+  // One thread in all: no pass over every user of the index for nothing.
+  if (names.length === 0) return [];
   const size = Math.max(1, Math.min(BATCH_PAGES, Math.ceil(names.length / (4 * Math.max(1, workers)))));
   const batches: RenderBatch[] = [];
   const batchOf = new Map<string, RenderBatch>();
