@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { BATCH_PAGES, MAX_THREADS, OWN_THREAD_MAX_PAGES, WORKER_MIN_PAGES, renderBatches, renderInWorkers, renderShares, splitPages, threadCount } from '../../src/build/astro/render-pages.ts';
+import { BATCH_PAGES, MAX_THREADS, OWN_THREAD_MAX_PAGES, RenderWorkers, WORKER_MIN_PAGES, renderBatches, renderInWorkers, renderShares, splitPages, threadCount } from '../../src/build/astro/render-pages.ts';
 import { buildSiteIndex } from '../../src/model/site-index.ts';
 import { loadContent } from '../../src/content/load.ts';
 import type { SiteIndex } from '../../src/model/site-index.ts';
@@ -192,6 +192,36 @@ describe('the render engine', () => {
     const bad = { names: ['nobody-here'], index: { ...renderBatches(index, names, 2)[0]!.index, users: [], avatars: [] } };
     await expect(renderInWorkers({ ...job, clientDir: failing }, [...renderBatches(index, names, 2), bad], 2)).rejects.toThrow(/nobody-here/);
     expect(fs.existsSync(path.join(failing, 'p', 'nobody-here.html'))).toBe(false);
+  }, 60_000);
+
+  test('threads started before their job render with it; one told a job it cannot open is not used', async () => {
+    build('started-first', {});
+    const key = { fingerprint: renderFingerprint(ROOT, TEST_SITE_URL), target: 'node' as const };
+    const { content } = loadContent(FIXTURE);
+    const index = buildSiteIndex(content, { siteUrl: TEST_SITE_URL, builtAt: new Date('2026-01-15T12:00:00Z') });
+    const names = index.users.map((u) => u.username);
+    const clientDir = path.join(WORK, 'started', 'client');
+    fs.mkdirSync(path.join(clientDir, 'p'), { recursive: true });
+    const job = { dir: rendererDir(ROOT, key), key, layout: undefined, clientDir };
+
+    // Three started, told the job before any batch; two render, the third is ended by `close`.
+    const started = new RenderWorkers(3);
+    expect(started.waiting).toBe(3);
+    started.open(job);
+    await renderInWorkers(job, renderBatches(index, names, 2), 2, () => {}, started);
+    expect(started.waiting).toBe(1);
+    started.close();
+    expect(started.waiting).toBe(0);
+    expect(fs.readdirSync(path.join(clientDir, 'p')).sort()).toEqual(names.map((n) => `${n}.html`).sort());
+
+    // Told a folder with no renderer, the started thread fails before it is taken: a new one renders.
+    const again = path.join(WORK, 'started-again', 'client');
+    fs.mkdirSync(path.join(again, 'p'), { recursive: true });
+    const broken = new RenderWorkers(1);
+    broken.open({ ...job, dir: path.join(WORK, 'no-renderer-here') });
+    await renderInWorkers({ ...job, clientDir: again }, renderBatches(index, names, 1), 1, () => {}, broken);
+    broken.close();
+    expect(fs.readdirSync(path.join(again, 'p')).sort()).toEqual(names.map((n) => `${n}.html`).sort());
   }, 60_000);
 
   // One module, no global: the kept code imports page-data.ts by its address, never a copy of it.

@@ -40,24 +40,23 @@ export function writeUserBatch(target: UserFilesTarget, batch: UserFilesBatch): 
   return { written: batch.names.length, compressed };
 }
 
-/** Writes `bytes` and their codings as the whole file: over the old bytes when it exists and differs, then cut to length. */
+/**
+ * Writes `bytes` and their codings as the whole file: over the old bytes when it exists and
+ * differs, then cut to length. One open for a new file and an old one alike: trying the old one
+ * first made an exception for each new file (0.3 s of the writing thread at 20,000 profiles).
+ */
 function writeInPlace(file: string, rel: string, bytes: Uint8Array, layout: CodingLayout | undefined, compressed: CompressStats): void {
-  let fd: number;
-  let recycled = true;
+  const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o666);
   try {
-    fd = fs.openSync(file, 'r+');
-  } catch {
-    fd = fs.openSync(file, 'w');
-    recycled = false;
-  }
-  try {
-    if (recycled && sameBytes(fd, bytes, layout)) return;
+    // An empty file is new (or was empty: no codings beside it either).
+    const size = fs.fstatSync(fd).size;
+    if (size > 0 && sameBytes(fd, size, bytes, layout)) return;
     const coded = layout ? codedFile(rel, bytes, layout, compressed) : { body: bytes, siblings: NO_SIBLINGS };
     const body = coded.body;
     for (let at = 0; at < body.length;) at += fs.writeSync(fd, body, at, body.length - at, at);
-    fs.ftruncateSync(fd, body.length);
+    if (size > body.length) fs.ftruncateSync(fd, body.length);
     // Compressed siblings of the old bytes, then the new ones'.
-    if (recycled) for (const suffix of SIBLING_SUFFIXES) fs.rmSync(file + suffix, { force: true });
+    if (size > 0) for (const suffix of SIBLING_SUFFIXES) fs.rmSync(file + suffix, { force: true });
     for (const [suffix, sibling] of coded.siblings) fs.writeFileSync(file + suffix, sibling);
   } finally {
     fs.closeSync(fd);
@@ -74,8 +73,7 @@ const old = Buffer.allocUnsafe(64 * 1024);
  * again, packed: every answer is then as the compress step would leave it, which need not read the
  * million of them again (60 s at 1,000,000 profiles; write.ts).
  */
-function sameBytes(fd: number, bytes: Uint8Array, layout: CodingLayout | undefined): boolean {
-  const size = fs.fstatSync(fd).size;
+function sameBytes(fd: number, size: number, bytes: Uint8Array, layout: CodingLayout | undefined): boolean {
   if (size < bytes.length || size > old.length || (layout !== 'packed' && size !== bytes.length)) return false;
   let at = 0;
   for (let n; at < size && (n = fs.readSync(fd, old, at, size - at, at)) > 0;) at += n;
