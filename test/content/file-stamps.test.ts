@@ -26,13 +26,15 @@ describe('file stamps', () => {
   test('many files: the worker threads give what this thread would, in order', async () => {
     const many = path.join(dir, 'many');
     fs.mkdirSync(many);
-    const files = Array.from({ length: STAMP_WORKER_MIN + 5 }, (_, i) => path.join(many, `u${i}.yaml`));
+    // Threads of 1,000 files at least here (STAMP_WORKER_MIN by default, which a fast test cannot afford).
+    const perThread = 1_000;
+    const files = Array.from({ length: perThread + 5 }, (_, i) => path.join(many, `u${i}.yaml`));
     for (const [i, f] of files.entries()) fs.writeFileSync(f, `n: ${i}`);
     // Not regular files: a link, a folder, a name that is not there.
     fs.symlinkSync(files[0]!, files[1]!.replace('u1.yaml', 'link.yaml'));
     fs.mkdirSync(path.join(many, 'folder.yaml'));
     const asked = [...files, path.join(many, 'link.yaml'), path.join(many, 'folder.yaml'), path.join(many, 'gone.yaml')];
-    const fromWorker = await stampFiles(asked);
+    const fromWorker = await stampFiles(asked, undefined, perThread);
     expect(fromWorker).toBeDefined();
     expect(fromWorker!.stamps).toEqual(stampList(asked).stamps);
     expect([...fromWorker!.changedMs]).toEqual([...stampList(asked).changedMs]);
@@ -40,10 +42,12 @@ describe('file stamps', () => {
     expect(asked.slice(-3).map((_, k) => stampAt(fromWorker!, files.length + k))).toEqual([undefined, undefined, undefined]);
     // Twice as many (the same files again, reversed): two threads, each a slice, joined in order.
     const twice = [...asked, ...asked.toReversed()];
-    const fromTwo = await stampFiles(twice, 3);
+    const fromTwo = await stampFiles(twice, 3, perThread);
     expect(fromTwo!.stamps).toEqual(stampList(twice).stamps);
     expect([...fromTwo!.changedMs]).toEqual([...stampList(twice).changedMs]);
     // Few files: no thread, the caller stamps them.
-    expect(await stampFiles(files.slice(0, 10))).toBeUndefined();
+    expect(await stampFiles(files.slice(0, 10), undefined, perThread)).toBeUndefined();
+    expect(await stampFiles(files)).toBeUndefined();
+    expect(STAMP_WORKER_MIN).toBeGreaterThan(files.length);
   }, 60_000);
 });
