@@ -92,6 +92,7 @@ export function renderBatches(index: SiteIndex, names: readonly string[], worker
  */
 export class RenderWorkers {
   readonly #idle: Worker[] = [];
+  /** Threads that failed or ended before they were taken. */
   readonly #ended = new WeakSet<Worker>();
   /** The job each thread was told. */
   readonly #told = new WeakMap<Worker, RenderWorkerJob>();
@@ -104,7 +105,7 @@ export class RenderWorkers {
     const worker = new Worker(new URL('./render-worker.ts', import.meta.url));
     // A thread that fails before it is taken is not used (`take` starts another, whose failure,
     // if it is the code's, `renderInWorkers` reports); unheard, its error would end the build here.
-    worker.on('error', () => {});
+    worker.on('error', () => this.#ended.add(worker));
     worker.once('exit', () => this.#ended.add(worker));
     return worker;
   }
