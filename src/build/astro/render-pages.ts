@@ -36,12 +36,13 @@ export const OWN_THREAD_MAX_PAGES = 50_000;
 
 /** The pages this thread renders (`own`), and the rest (`others`), which `workers` worker threads render. */
 export function renderShares<T>(names: readonly T[], threads: number): { own: T[]; others: T[]; workers: number } {
-  if (threads > 1 && names.length > OWN_THREAD_MAX_PAGES) return { own: [], others: [...names], workers: threads };
-  const [own = [], ...parts] = splitPages(names, threads);
-  return { own, others: parts.flat(), workers: parts.length };
+  const workers = workerThreads(names.length, threads);
+  if (workers === threads) return { own: [], others: [...names], workers };
+  const [own = [], ...parts] = splitPages(names, workers + 1);
+  return { own, others: parts.flat(), workers };
 }
 
-/** How many worker threads `renderShares` gives `pages` pages in `threads` threads. */
+/** How many worker threads render `pages` pages in `threads` threads: all of them above OWN_THREAD_MAX_PAGES, else all but this one. */
 export const workerThreads = (pages: number, threads: number): number =>
   (threads > 1 && pages > OWN_THREAD_MAX_PAGES ? threads : Math.max(0, Math.min(threads, pages) - 1));
 
