@@ -170,18 +170,22 @@ describe('the render engine', () => {
     expectSameAsShared(built.dist);
   }, 60_000);
 
-  test('worker threads render batch after batch; a batch that fails fails the render once every thread has stopped', async () => {
-    // The renderer this code kept (a build compiles it when the store has none).
-    build('workers-first', {});
+  /** The renderer this code kept (a build named `first` compiles it when the store has none), the fixture's index, and a `client` folder named `name`. */
+  function workerJob(first: string, name: string) {
+    build(first, {});
     const key = { fingerprint: renderFingerprint(ROOT, TEST_SITE_URL), target: 'node' as const };
     const { content } = loadContent(FIXTURE);
     const index = buildSiteIndex(content, { siteUrl: TEST_SITE_URL, builtAt: new Date('2026-01-15T12:00:00Z') });
-    const names = index.users.map((u) => u.username);
-    const job = { dir: rendererDir(ROOT, key), key, layout: undefined };
-    const clientDir = path.join(WORK, 'workers', 'client');
+    const clientDir = path.join(WORK, name, 'client');
     fs.mkdirSync(path.join(clientDir, 'p'), { recursive: true });
+    return { index, names: index.users.map((u) => u.username), job: { dir: rendererDir(ROOT, key), key, layout: undefined, clientDir } };
+  }
+
+  test('worker threads render batch after batch; a batch that fails fails the render once every thread has stopped', async () => {
+    const { index, names, job } = workerJob('workers-first', 'workers');
+    const { clientDir } = job;
     const progress: number[] = [];
-    await renderInWorkers({ ...job, clientDir }, renderBatches(index, names, 2), 2, (n) => progress.push(n));
+    await renderInWorkers(job, renderBatches(index, names, 2), 2, (n) => progress.push(n));
     expect(fs.readdirSync(path.join(clientDir, 'p')).sort()).toEqual(names.map((n) => `${n}.html`).sort());
     expect(progress.at(-1)).toBe(names.length);
     for (const name of names) expect(fs.readFileSync(path.join(clientDir, 'p', `${name}.html`), 'utf8')).toContain(`<meta property="profile:username" content="${name}">`);
@@ -195,14 +199,8 @@ describe('the render engine', () => {
   }, 60_000);
 
   test('threads started before their job render with it; one told a job it cannot open is not used', async () => {
-    build('started-first', {});
-    const key = { fingerprint: renderFingerprint(ROOT, TEST_SITE_URL), target: 'node' as const };
-    const { content } = loadContent(FIXTURE);
-    const index = buildSiteIndex(content, { siteUrl: TEST_SITE_URL, builtAt: new Date('2026-01-15T12:00:00Z') });
-    const names = index.users.map((u) => u.username);
-    const clientDir = path.join(WORK, 'started', 'client');
-    fs.mkdirSync(path.join(clientDir, 'p'), { recursive: true });
-    const job = { dir: rendererDir(ROOT, key), key, layout: undefined, clientDir };
+    const { index, names, job } = workerJob('started-first', 'started');
+    const { clientDir } = job;
 
     // Three started, told the job before any batch; two render, the third is ended by `close`.
     const started = new RenderWorkers(3);
