@@ -195,6 +195,39 @@ describe('headers, methods and caching', () => {
     }
   });
 
+  // The handler keeps what it works out of a file (ETags, headers) on the bytes object a caching
+  // reader returns again; bytes that take no property are remembered beside them instead.
+  test('a file\'s answer is the same from bytes kept, read anew, or that take no property', async () => {
+    const kept = new Map<string, Uint8Array>();
+    const readers: Record<string, ReleaseFiles> = {
+      kept: { read: async (file) => { const bytes = await files.read(file); if (bytes && !kept.has(file)) kept.set(file, bytes); return bytes && kept.get(file); } },
+      anew: { read: async (file) => { const bytes = await files.read(file); return bytes && Buffer.from(bytes); } },
+      sealed: { read: async (file) => { const bytes = await files.read(file); return bytes && Object.preventExtensions(Buffer.from(bytes)); } },
+    };
+    for (const t of ['/api/v1/users/alice', '/api/v1/users?username=alice', '/service-api/v1/creators']) {
+      for (const encoding of [undefined, 'br', 'gzip']) {
+        const init = encoding ? { headers: { 'accept-encoding': encoding } } : undefined;
+        const expected = await answer(request(t, init), readers.anew!);
+        for (const [name, reader] of Object.entries(readers)) {
+          for (let k = 0; k < 2; k++) {
+            const r = await answer(request(t, init), reader);
+            const label = `${t} ${encoding ?? 'identity'} ${name} #${k}`;
+            expect(r.status, label).toBe(200);
+            expect(r.headers.etag, label).toBe(expected.headers.etag);
+            expect(r.headers['content-encoding'], label).toBe(expected.headers['content-encoding']);
+            // The query form is made on demand (its meta has the time): the file's answers are its bytes.
+            if (t.includes('?')) continue;
+            expect(r.headers['content-length'], label).toBe(expected.headers['content-length']);
+            expect(Buffer.from(r.body as Uint8Array).equals(Buffer.from(expected.body as Uint8Array)), label).toBe(true);
+          }
+        }
+      }
+    }
+    // Nothing of the memo shows in the bytes' own keys.
+    expect(kept.size).toBeGreaterThan(0);
+    for (const bytes of kept.values()) expect(Object.keys(bytes).length).toBe(bytes.length);
+  });
+
   test('the same data keeps the same ETag across requests', async () => {
     const a = await get('/api/v1/users?username=alice');
     const b = await get('/api/v1/users/Alice');
