@@ -697,7 +697,7 @@ await step(`every name once in each form on each server, in turns (${(2 * names.
     const amount = Math.min(WARM_SLICE, 2 * names.length - from);
     for (let k = 0; k < servers.length; k++) {
       let next = from;
-      await autocannon({ url: servers[(turn + k) % servers.length]!.base, connections, amount, requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: address(next++ % (2 * names.length)) }) }] });
+      await autocannon({ url: servers[(turn + k) % servers.length]!.base, connections: Math.min(connections, amount), amount, requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: address(next++ % (2 * names.length)) }) }] });
     }
   }
 });
