@@ -157,13 +157,6 @@ interface FileMemo {
   dataEtag: string | undefined;
   /** Compressed siblings the file has not (a bit per encoding: `ENCODING_BIT`), so a miss is looked for once per bytes. */
   absent: number;
-  /**
-   * Its compressed siblings the reader keeps, by encoding: the next answer of the same bytes in
-   * that coding reaches them from here, not through the reader again (at 1,000,000 profiles a
-   * second look-up in a cache of a million for each brotli answer). Only bytes the reader keeps
-   * anyway, so that nothing is held past its budget.
-   */
-  codings: Partial<Record<Encoding['name'], Uint8Array>> | undefined;
 }
 /**
  * Where a memo is kept: on the bytes object itself, under a symbol no other code knows, since a
@@ -177,7 +170,7 @@ const memos = new WeakMap<Uint8Array, FileMemo>();
 function memoOf(bytes: Uint8Array): FileMemo {
   let memo = (bytes as MemoHolder)[MEMO] ?? memos.get(bytes);
   if (memo === undefined) {
-    memo = { etag: undefined, base: undefined, headers: undefined, dataEnd: 0, dataEtag: undefined, absent: 0, codings: undefined };
+    memo = { etag: undefined, base: undefined, headers: undefined, dataEnd: 0, dataEtag: undefined, absent: 0 };
     if (Object.isExtensible(bytes)) (bytes as MemoHolder)[MEMO] = memo;
     else memos.set(bytes, memo);
   }
@@ -351,12 +344,7 @@ function encodedAnswer(files: ReleaseFiles, file: string, bytes: Uint8Array, bas
     const encoding = wanted[i]!;
     const bit = ENCODING_BIT[encoding.name];
     if (memo.absent & bit) continue;
-    let sibling: MaybePromise<Uint8Array | undefined> = memo.codings?.[encoding.name];
-    if (sibling) return compressedAnswer(bytes, sibling, base, encoding);
-    // Kept by the reader: noted, so the next answer in this coding need not ask the reader again.
-    sibling = files.kept?.(file + encoding.suffix);
-    if (sibling) return compressedAnswer(bytes, (memo.codings ??= {})[encoding.name] = sibling, base, encoding);
-    sibling = files.read(file + encoding.suffix);
+    const sibling = files.read(file + encoding.suffix);
     if (sibling instanceof Promise) {
       return sibling.then((s) => {
         if (s) return compressedAnswer(bytes, s, base, encoding);

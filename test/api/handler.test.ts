@@ -2,7 +2,6 @@
 // methods, conditional GET, avatars and decorations.
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { describe, expect, test, vi } from 'vitest';
 import { answer } from '../../src/api/handler.ts';
 import type { ReleaseFiles } from '../../src/api/release-files.ts';
@@ -227,26 +226,6 @@ describe('headers, methods and caching', () => {
     // Nothing of the memo shows in the bytes' own keys.
     expect(kept.size).toBeGreaterThan(0);
     for (const bytes of kept.values()) expect(Object.keys(bytes).length).toBe(bytes.length);
-  });
-
-  test('a compressed sibling the reader keeps is asked of it once per file bytes; one it does not keep, every time', async () => {
-    // Each reader its own bytes, as each release's reader has (the memo is the bytes').
-    const [plain, other] = [Buffer.from((await files.read('api/v1/users/alice'))!), Buffer.from((await files.read('api/v1/users/alice'))!)];
-    const br = zlib.brotliCompressSync(plain);
-    const reads: string[] = [];
-    // Every time the handler asks a reader for the sibling, by `read` or `kept`.
-    const keeping: ReleaseFiles = { read: (f) => { reads.push(f); return f.endsWith('.br') ? br : plain; }, kept: (f) => { reads.push(f); return f.endsWith('.br') ? br : plain; } };
-    // The sibling read anew each time, as a reader over its budget reads it from disk.
-    const notKeeping: ReleaseFiles = { read: (f) => { reads.push(f); return f.endsWith('.br') ? Buffer.from(br) : other; }, kept: (f) => (f.endsWith('.br') ? undefined : other) };
-    for (const [reader, times] of [[keeping, 1], [notKeeping, 3]] as const) {
-      reads.length = 0;
-      for (let k = 0; k < 3; k++) {
-        const r = await answer(request('/api/v1/users/alice', { headers: { 'accept-encoding': 'br' } }), reader);
-        expect(r.headers['content-encoding']).toBe('br');
-        expect(Buffer.from(r.body as Uint8Array).equals(br)).toBe(true);
-      }
-      expect(reads.filter((f) => f.endsWith('.br')).length).toBe(times);
-    }
   });
 
   test('the same data keeps the same ETag across requests', async () => {
