@@ -138,7 +138,7 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
   // A first build of this code: the compile begun with the build (pipeline.ts), or begun now.
   const compile = edit ? undefined : build.compiling ?? compileRenderer(build);
   // The worker threads start now and load their code while `astro build` compiles and this thread
-  // opens the renderer: at 20,000 profiles they began rendering 0.35 s later otherwise.
+  // opens the renderer: at 20,000 profiles they began rendering 0.3 s later otherwise.
   const started = new RenderWorkers(edit || !usesEngine(o) ? 0 : workerThreads(plan.render.size, renderThreads(o, plan.render.size)));
   try {
     return await renderStarted(build, read, release, compile, started);
