@@ -17,6 +17,10 @@ type Coverage = { result: { functions: { ranges: { count: number }[] }[] }[] };
 // Started once, when this module loads, and never stopped: V8 adds block counters to a function
 // when it compiles it, so code compiled before coverage started, or between two starts, would not
 // be counted. Import this module before the code to measure.
+// A worker that ran other test files compiled their code uncounted (vitest.config.ts `isolate: false`).
+if (((globalThis as Record<symbol, number>)[Symbol.for('profile-lookup.test-files-run')] ?? 1) > 1) {
+  throw new Error('This test file counts operations: it must run in a process of its own. Add it to OWN_PROCESS in vitest.config.ts.');
+}
 const session = new Session();
 session.connect();
 post(session, 'Profiler.enable');
