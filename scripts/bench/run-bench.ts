@@ -126,7 +126,7 @@ if (!hugo) console.log(`bench: no Hugo in this run (${hugoVersion.status === 0 ?
 const buildScript = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } }).scripts.build;
 const [buildCommand, ...BUILD] = buildScript.split(/\s+/);
 if (buildCommand !== 'node' || BUILD.at(-1) !== 'scripts/build-site.ts') throw new Error(`bench: unexpected build script: ${buildScript}`);
-/** A fresh clone has no compiled code kept either (scripts/support/compile-cache.ts). */
+/** A fresh clone has no compiled code kept either (scripts/support/compile-cache.mjs). */
 const FRESH_CLONE_ENV = { NODE_DISABLE_COMPILE_CACHE: '1' };
 
 // What this run generated and built, removed when it ends (even by a failure) unless --keep-build:

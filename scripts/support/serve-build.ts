@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SERVER_SCRIPT = 'src/server/main.ts';
-const COMPILE_CACHE_PRELOAD = './scripts/support/compile-cache.ts';
+const COMPILE_CACHE_PRELOAD = './scripts/support/compile-cache.mjs';
 
 export interface BuildOptions {
   contentDir: string;
@@ -76,7 +76,7 @@ export interface RunningServer {
 
 /**
  * The node flags of `npm run serve` (package.json), so that tests and benchmarks run our server as
- * operators do; without the compile cache's preload (compile-cache.ts), a file of the project that
+ * operators do; without the compile cache's preload (compile-cache.mjs), a file of the project that
  * the Docker image's bundle does not hold: the environment gives the tests' processes their cache.
  */
 export const SERVE_NODE_FLAGS: readonly string[] = (() => {

@@ -1,13 +1,14 @@
-// package.json's scripts preload scripts/support/compile-cache.ts, so Node keeps the compiled code of
+// package.json's scripts preload scripts/support/compile-cache.mjs, so Node keeps the compiled code of
 // every module in node_modules/.cache/node-compile-cache and the next process starts without
 // compiling it again; the processes they start inherit it through the environment.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { ROOT } from '../support/helpers.ts';
 
-const PRELOAD = './scripts/support/compile-cache.ts';
+const PRELOAD = './scripts/support/compile-cache.mjs';
 const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 
 /** What a process started with the preload reports: its compile cache folder and what it gives its children. */
@@ -37,5 +38,22 @@ describe('the compile cache', () => {
     expect(withPreload({ NODE_COMPILE_CACHE: elsewhere }).dir?.startsWith(elsewhere + path.sep)).toBe(true);
     fs.rmSync(elsewhere, { recursive: true, force: true });
     expect(withPreload({ NODE_DISABLE_COMPILE_CACHE: '1' }).dir).toBeNull();
+  });
+
+  test('the preload itself is JavaScript: a process started with it and no cache loads no TypeScript stripper', () => {
+    const { NODE_COMPILE_CACHE: _, ...env } = process.env;
+    // process.moduleLoadList: the internal modules Node loaded, its stripper (amaro) among them once a .ts file is read.
+    const r = spawnSync(process.execPath, ['--import', PRELOAD, '-e', 'console.log(JSON.stringify(process.moduleLoadList))'], { cwd: ROOT, encoding: 'utf8', env });
+    expect(r.status, r.stderr).toBe(0);
+    const loaded = JSON.parse(r.stdout) as string[];
+    expect(loaded.length).toBeGreaterThan(0);
+    expect(loaded.filter((m) => m.includes('amaro'))).toEqual([]);
+    // The same for a TypeScript preload: the stripper loads, as it did for this one when it was a .ts file.
+    const preload = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'preload-')), 'preload.ts');
+    fs.writeFileSync(preload, 'const on: boolean = true;\nexport default on;\n');
+    const typescript = spawnSync(process.execPath, ['--import', preload, '-e', 'console.log(JSON.stringify(process.moduleLoadList))'], { cwd: ROOT, encoding: 'utf8', env });
+    expect(typescript.status, typescript.stderr).toBe(0);
+    fs.rmSync(path.dirname(preload), { recursive: true, force: true });
+    expect((JSON.parse(typescript.stdout) as string[]).some((m) => m.includes('amaro'))).toBe(true);
   });
 });
