@@ -15,7 +15,7 @@ import { releasePath, servedRelease } from '../release/releases.ts';
 import { columnsOf, type SiteIndex } from '../model/site-index.ts';
 import { handOverSiteIndex, pagesRendered } from './astro/page-data.ts';
 import { linkPages } from './reuse/page-reuse.ts';
-import { KEPT_FILE, KEPT_SERVER_DIR, keepRendererIn, readKept } from './astro/keep-renderer.ts';
+import { KEPT_CLIENT_DIR, KEPT_FILE, KEPT_SERVER_DIR, keepRendererIn, readKept } from './astro/keep-renderer.ts';
 import { openRenderer, RendererUnavailable, type PageRenderer } from './astro/page-renderer.ts';
 import { RenderWorkers, WORKER_MIN_PAGES, renderProfilePages, threadCount, workerThreads } from './astro/render-pages.ts';
 import { astroFallback } from './astro/fallbacks.ts';
@@ -29,8 +29,12 @@ import type { ContentRead, ReleasePlan } from './plan.ts';
 
 export type { PageRenderer };
 
-/** Whether this build's pages are rendered by the kept renderer: not Cloudflare's, which `astro build` renders for workerd. */
-const usesEngine = (o: BuildOptions): boolean => o.target !== 'cloudflare' && !astroFallback('kept-renderer');
+/**
+ * Whether this build's pages are rendered by the kept renderer, on every target: Cloudflare's pages
+ * are pre-rendered in Node too (`prerenderEnvironment: 'node'`), and its Worker is the adapter's
+ * output the renderer keeps beside them.
+ */
+const usesEngine = (): boolean => !astroFallback('kept-renderer');
 
 /** What `astro build` reads from the environment, set for a production build of these options. */
 function setAstroEnv(o: BuildOptions): void {
@@ -49,7 +53,7 @@ async function astroBuild(build: Build, index: SiteIndex, profiles: Iterable<str
   const { o } = build;
   setAstroEnv(o);
   handOverSiteIndex(index, new Set(profiles));
-  keepRendererIn(usesEngine(o) ? { ...build.keptKey, dir: build.keptDir } : undefined);
+  keepRendererIn(usesEngine() ? { ...build.keptKey, dir: build.keptDir } : undefined);
   // Imported here: loading Astro's build takes 1-4 s, which a build with the kept renderer skips.
   const { build: astro } = await import('astro');
   await astro({ root: o.root, outDir, logLevel: o.astroLogLevel as 'info' | undefined ?? 'warn' });
@@ -69,7 +73,7 @@ const compiles = new Map<string, Promise<void>>();
 export function compileRenderer(build: Build): Promise<void> | undefined {
   const { o } = build;
   const under = compiles.get(build.keptDir);
-  if (under || !usesEngine(o) || typeof readKept(build.keptDir, build.keptKey) !== 'string') return under;
+  if (under || !usesEngine() || typeof readKept(build.keptDir, build.keptKey) !== 'string') return under;
   // Its own name in the store, which pruneStore (keep-renderer.ts) removes once this process is gone.
   const scratch = `${build.keptDir}.astro-out.${process.pid}.tmp`;
   setAstroEnv(o);
@@ -139,7 +143,7 @@ export async function renderPages(build: Build, read: ContentRead, release: Rele
   const compile = edit ? undefined : build.compiling ?? compileRenderer(build);
   // The worker threads start now and load their code while `astro build` compiles and this thread
   // opens the renderer: at 20,000 profiles they began rendering 0.3 s later otherwise.
-  const started = new RenderWorkers(edit || !usesEngine(o) ? 0 : workerThreads(plan.render.size, renderThreads(o, plan.render.size)));
+  const started = new RenderWorkers(edit || !usesEngine() ? 0 : workerThreads(plan.render.size, renderThreads(o, plan.render.size)));
   try {
     return await renderStarted(build, read, release, compile, started);
   } finally {
@@ -153,7 +157,7 @@ async function renderStarted(build: Build, read: ContentRead, release: ReleasePl
   const { index, edit } = read;
   const { pages: plan, fresh } = release;
   if (compile) await build.step(`Compiling the pages with \`astro build\`${build.compiling ? ' (begun as the build started)' : ''}`, () => compile);
-  const keptRenderer = edit?.renderer ?? (usesEngine(o) ? await openKeptRenderer(build) : undefined);
+  const keptRenderer = edit?.renderer ?? (usesEngine() ? await openKeptRenderer(build) : undefined);
   const compressed = emptyStats();
   const threads = edit || !keptRenderer ? 1 : renderThreads(o, plan.render.size);
   // The cap is for many pages rendered in this heap (docs/scale.md "Memory of the build"): a flag
@@ -177,7 +181,7 @@ async function renderStarted(build: Build, read: ContentRead, release: ReleasePl
             linked = await renderEdit(build, edit.renderer, fresh, [...plan.render], edit.plan);
             return;
           }
-          // Cloudflare, or Astro kept nothing (a warning said why): `astro build` renders every page.
+          // Astro kept nothing (a warning said why), or ASTRO_FALLBACK=kept-renderer: `astro build` renders every page.
           if (!keptRenderer) return astroBuild(build, index, plan.render, fresh);
           const job = { dir: build.keptDir, key: build.keptKey, clientDir: buildLayout(fresh).client, layout: build.codings };
           // The workers open the renderer while this thread renders the pages of the whole index.
@@ -231,6 +235,9 @@ async function renderWithKept(build: Build, read: ContentRead, renderer: PageRen
   fs.cpSync(path.join(build.keptDir, KEPT_SERVER_DIR), to.server, { recursive: true });
   fs.cpSync(path.join(build.keptDir, '_astro'), path.join(to.client, '_astro'), { recursive: true });
   if (fs.existsSync(path.join(build.o.root, 'public'))) fs.cpSync(path.join(build.o.root, 'public'), to.client, { recursive: true });
+  // Written by the adapter after Vite copied public/ (keep-renderer.ts `ADAPTER_CLIENT_FILES`).
+  const adapterFiles = path.join(build.keptDir, KEPT_CLIENT_DIR);
+  if (fs.existsSync(adapterFiles)) fs.cpSync(adapterFiles, to.client, { recursive: true });
 }
 
 /**

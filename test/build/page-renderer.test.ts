@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { KEPT_FILE, KEPT_RENDERERS, KEPT_SERVER_DIR, keepRenderer, keepRendererIn, pruneStore, readKept, rendererDir } from '../../src/build/astro/keep-renderer.ts';
+import { ADAPTER_CLIENT_FILES, KEPT_CLIENT_DIR, KEPT_FILE, KEPT_RENDERERS, KEPT_SERVER_DIR, keepRenderer, keepRendererIn, pruneStore, readKept, rendererDir } from '../../src/build/astro/keep-renderer.ts';
 import { openRenderer, RendererUnavailable } from '../../src/build/astro/page-renderer.ts';
 import { renderFingerprint } from '../../src/build/reuse/page-reuse.ts';
 import { releasePath, servedRelease } from '../../src/release/releases.ts';
@@ -145,8 +145,13 @@ describe('keeping the renderer', () => {
   };
 
   test('only when asked, in a folder of its own, and the store keeps the newest few', () => {
-    hook('astro:config:done')({ config: { build: { server: new URL(`file://${server}/`) }, outDir: new URL(`file://${WORK}/`) }, buildOutput: 'server' });
+    const client = path.join(path.dirname(server), 'client');
+    hook('astro:config:done')({ config: { build: { server: new URL(`file://${server}/`), client: new URL(`file://${client}/`) }, outDir: new URL(`file://${WORK}/`) }, buildOutput: 'server' });
     fs.mkdirSync(path.join(server, '.prerender', 'chunks'), { recursive: true });
+    // The adapter's file beside the pages is kept; the pages are not.
+    fs.mkdirSync(path.join(client, 'p'), { recursive: true });
+    fs.writeFileSync(path.join(client, '.assetsignore'), 'wrangler.json\n');
+    fs.writeFileSync(path.join(client, 'p', 'alice.html'), '<!doctype html>');
     fs.writeFileSync(path.join(server, '.prerender', 'prerender-entry.abc.mjs'), 'export {};');
     fs.writeFileSync(path.join(server, '.prerender', 'chunks', 'page.mjs'), 'export {};');
     fs.writeFileSync(path.join(server, 'entry.mjs'), 'export {};');
@@ -163,7 +168,9 @@ describe('keeping the renderer', () => {
     expect(kept).toEqual(Array.from({ length: KEPT_RENDERERS }, (_, i) => `node-f${i + 2}`));
     const dir = path.join(store, kept.at(-1)!);
     expect(readKept(dir, { fingerprint: `f${KEPT_RENDERERS + 1}`, target: 'node' })).toMatchObject({ entry: 'prerender-entry.abc.mjs' });
-    expect(fs.readdirSync(dir).sort()).toEqual(['chunks', KEPT_FILE, 'prerender-entry.abc.mjs', KEPT_SERVER_DIR]);
+    expect(fs.readdirSync(dir).sort()).toEqual(['chunks', KEPT_CLIENT_DIR, KEPT_FILE, 'prerender-entry.abc.mjs', KEPT_SERVER_DIR].sort());
+    expect(fs.readdirSync(path.join(dir, KEPT_CLIENT_DIR))).toEqual(ADAPTER_CLIENT_FILES);
+    expect(fs.readFileSync(path.join(dir, KEPT_CLIENT_DIR, '.assetsignore'), 'utf8')).toBe('wrangler.json\n');
     // The server's code beside it, without the pre-render code a second time.
     expect(fs.readdirSync(path.join(dir, KEPT_SERVER_DIR))).toEqual(['entry.mjs']);
     // Astro removes its folder after the hook: still there for it.

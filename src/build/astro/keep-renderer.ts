@@ -15,7 +15,7 @@ import { processRuns } from '../../release/lock.ts';
 
 /** What the build script asked to keep: Astro imports astro.config.mjs natively, so this module is the build script's. */
 let keepRequest: (KeptRendererKey & { dir: string }) | undefined;
-const KEPT_VERSION = 3;
+const KEPT_VERSION = 4;
 /** The file beside the kept code that says what it was built from. */
 export const KEPT_FILE = 'kept.json';
 /**
@@ -24,6 +24,13 @@ export const KEPT_FILE = 'kept.json';
  * (the bundled styles), into its own release, as `astro build` would have written them.
  */
 export const KEPT_SERVER_DIR = 'server';
+/**
+ * What an adapter writes into the client folder beside the pages, kept in `KEPT_CLIENT_DIR` and
+ * copied into each release as `astro build` would have written it: @cloudflare/vite-plugin's
+ * `.assetsignore` (the files `wrangler deploy` must not upload as assets).
+ */
+export const ADAPTER_CLIENT_FILES = ['.assetsignore'];
+export const KEPT_CLIENT_DIR = 'client';
 /** How many kept renderers the store holds; older ones are removed when a build keeps a new one. */
 export const KEPT_RENDERERS = 8;
 
@@ -72,6 +79,7 @@ export function readKept(dir: string, key: KeptRendererKey): KeptRendererInfo | 
 export const keepRenderer = (): AstroIntegration => {
   let prerenderDir: string | undefined;
   let serverDir: string | undefined;
+  let clientDir: string | undefined;
   return {
     name: 'profile-lookup:keep-renderer',
     hooks: {
@@ -79,6 +87,7 @@ export const keepRenderer = (): AstroIntegration => {
       // a change is caught by test/build/page-renderer.test.ts and only costs edit builds their speed).
       'astro:config:done': ({ config, buildOutput }) => {
         serverDir = buildOutput === 'server' ? path.resolve(fileURLToPath(config.build.server)) : undefined;
+        clientDir = config.build.client && fileURLToPath(config.build.client);
         prerenderDir = path.join(serverDir ?? fileURLToPath(config.outDir), '.prerender');
       },
       'astro:build:generated': ({ logger }) => {
@@ -101,6 +110,10 @@ export const keepRenderer = (): AstroIntegration => {
           fs.cpSync(prerenderDir, staging, { recursive: true });
           // Written before the pages are: the adapter's code, without the pre-render code itself.
           if (serverDir) fs.cpSync(serverDir, path.join(staging, KEPT_SERVER_DIR), { recursive: true, filter: (from) => from !== prerenderDir });
+          for (const file of ADAPTER_CLIENT_FILES) {
+            const from = clientDir && path.join(clientDir, file);
+            if (from && fs.existsSync(from)) fs.cpSync(from, path.join(staging, KEPT_CLIENT_DIR, file));
+          }
           fs.writeFileSync(path.join(staging, KEPT_FILE), JSON.stringify(info));
           // An incomplete or other-format folder of that name is replaced.
           fs.rmSync(request.dir, { recursive: true, force: true });
