@@ -9,7 +9,7 @@ import { assetLimitProblem, uploadedAssetFiles } from '../../src/build/hosts/clo
 import { DEPLOY_REDIRECT } from '../../src/build/astro/wrangler-deploy-config.ts';
 import { servedRelease } from '../../src/release/releases.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
-import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { FIXTURE, ROOT, copyFixture } from '../support/helpers.ts';
 
 const work = workDir('cloudflare-assets');
 const dist = path.join(work, 'dist');
@@ -84,6 +84,59 @@ describe('the Cloudflare file limit', () => {
     expect(built.status).toBe(2);
     expect(built.stderr.trim()).toBe('build: CLOUDFLARE_ASSET_LIMIT must be a whole number of files (20000 on Workers Free, 100000 on Workers Paid), not `20k`');
   });
+});
+
+// After the tests above: these builds move the project's redirect too.
+describe('Cloudflare builds and the render engine', () => {
+  function tree(dir: string): Map<string, Buffer> {
+    const files = new Map<string, Buffer>();
+    for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+      if (e.isFile()) files.set(path.relative(dir, path.join(e.parentPath, e.name)), fs.readFileSync(path.join(e.parentPath, e.name)));
+    }
+    return files;
+  }
+  const whole = (name: string, env: Record<string, string>) => {
+    const to = path.join(work, name, 'dist');
+    const r = buildFixture(FIXTURE, to, { DEPLOY_TARGET: 'cloudflare', PROFILES_INCREMENTAL: '0', ...env });
+    expect(r.status, `${r.stderr}${r.stdout}`).toBe(0);
+    return { dist: to, stdout: r.stdout };
+  };
+
+  test('a Cloudflare build renders with the kept renderer, and writes the files `astro build` writes', () => {
+    const engine = whole('engine', {});
+    expect(engine.stdout).toMatch(/profile pages with (the renderer `astro build` compiled|Astro's kept renderer)/);
+    const astro = whole('astro', { ASTRO_FALLBACK: 'kept-renderer' });
+    expect(astro.stdout).toContain('profile pages with `astro build` (');
+    const [a, b] = [tree(path.join(astro.dist, 'client')), tree(path.join(engine.dist, 'client'))];
+    expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
+    for (const [file, bytes] of a) expect(b.get(file)!.equals(bytes), file).toBe(true);
+    // The adapter's file beside the pages (keep-renderer.ts ADAPTER_CLIENT_FILES), and a profile page.
+    expect(a.has('.assetsignore')).toBe(true);
+    expect(a.has(path.join('p', 'kate.html'))).toBe(true);
+    // The Worker and its deploy config, byte for byte; its source map names the sources from where it was built.
+    const [sa, sb] = [tree(path.join(astro.dist, 'server')), tree(path.join(engine.dist, 'server'))];
+    expect([...sb.keys()].sort()).toEqual([...sa.keys()].sort());
+    for (const file of ['entry.mjs', 'wrangler.json']) expect(sb.get(file)!.equals(sa.get(file)!), file).toBe(true);
+  }, 120_000);
+
+  test('a first build of new code stopped by bad content leaves `wrangler deploy` pointed at the served release', () => {
+    const served = whole('served', {});
+    const before = fs.readFileSync(redirect, 'utf8');
+    expect(path.resolve(path.dirname(redirect), (JSON.parse(before) as { configPath: string }).configPath)).toBe(path.join(served.dist, 'server', 'wrangler.json'));
+    const { parent, content } = copyFixture('cloudflare-bad');
+    try {
+      const bob = path.join(content, 'profiles', 'bob.yaml');
+      fs.writeFileSync(bob, fs.readFileSync(bob, 'utf8').replace(/^createdAt: .*$/m, 'createdAt: yesterday'));
+      // KEPT_RENDERER=0: the code is compiled anew, in a process of its own, as for new code.
+      const bad = buildFixture(content, served.dist, { DEPLOY_TARGET: 'cloudflare', KEPT_RENDERER: '0' });
+      expect(bad.status).toBe(1);
+      expect(bad.stderr).toMatch(/bob\.yaml:\d+/);
+    } finally {
+      fs.rmSync(parent, { recursive: true, force: true });
+    }
+    // The compile pointed it at its scratch folder, gone now: put back.
+    expect(fs.readFileSync(redirect, 'utf8')).toBe(before);
+  }, 120_000);
 });
 
 describe('assetLimitProblem', () => {

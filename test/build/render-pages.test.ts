@@ -230,23 +230,7 @@ describe('the render engine', () => {
     expect(chunks.some((code) => /function getSiteIndex\b/.test(code))).toBe(false);
   });
 
-  test('a Cloudflare build renders with the kept renderer too, and writes the files `astro build` writes', () => {
-    const engine = build('cloudflare-engine', { DEPLOY_TARGET: 'cloudflare' });
-    expect(engine.stdout).toMatch(/profile pages with (the renderer `astro build` compiled|Astro's kept renderer)/);
-    const astro = build('cloudflare-astro', { DEPLOY_TARGET: 'cloudflare', ASTRO_FALLBACK: 'kept-renderer' });
-    expect(astro.stdout).toContain('profile pages with `astro build` (');
-    const [a, b] = [tree(path.join(astro.dist, 'client')), tree(path.join(engine.dist, 'client'))];
-    expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
-    for (const [file, bytes] of a) expect(b.get(file)!.equals(bytes), file).toBe(true);
-    // The adapter's file beside the pages (keep-renderer.ts ADAPTER_CLIENT_FILES), and a profile page.
-    expect(a.has('.assetsignore')).toBe(true);
-    expect(a.has(path.join('p', 'kate.html'))).toBe(true);
-    // The Worker and its deploy config, byte for byte; its source map names the sources from where it was built.
-    const [sa, sb] = [tree(path.join(astro.dist, 'server')), tree(path.join(engine.dist, 'server'))];
-    expect([...sb.keys()].sort()).toEqual([...sa.keys()].sort());
-    for (const file of ['entry.mjs', 'wrangler.json']) expect(sb.get(file)!.equals(sa.get(file)!), file).toBe(true);
-  }, 120_000);
-
+  // Cloudflare's builds against `astro build`'s: test/build/cloudflare-assets.test.ts (they move the project's wrangler redirect).
   // The Cloudflare redirect's fallback: test/build/cloudflare-assets.test.ts.
   test.each(ASTRO_FALLBACKS.filter((f) => f !== 'wrangler-redirect').map((f) => [f]))('ASTRO_FALLBACK=%s builds the same files', (fallback) => {
     const built = build(`fallback-${fallback}`, { ASTRO_FALLBACK: fallback });

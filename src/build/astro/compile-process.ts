@@ -10,6 +10,7 @@ import type { DeployTarget } from '../../config.ts';
 import { handOverSiteIndex } from './page-data.ts';
 import { keepRendererIn, type KeptRendererKey } from './keep-renderer.ts';
 import { COMPILE_STEP, faultPoint } from '../faults.ts';
+import { keepingWranglerRedirect } from './wrangler-deploy-config.ts';
 
 /** What the compile needs of the build. */
 export interface CompileJob {
@@ -36,7 +37,9 @@ handOverSiteIndex(buildSiteIndex({ dir: job.contentDir, profiles: new Map(), cre
 keepRendererIn({ ...job.key, dir: job.keptDir });
 await faultPoint(COMPILE_STEP);
 const { build } = await import('astro');
-await build({ root: job.root, outDir: job.outDir, logLevel: job.logLevel as 'info' | undefined ?? 'warn' });
+const compile = () => build({ root: job.root, outDir: job.outDir, logLevel: job.logLevel as 'info' | undefined ?? 'warn' });
+// Cloudflare's plugin points `wrangler deploy` at what it built, here a scratch folder: not kept.
+await (job.target === 'cloudflare' ? keepingWranglerRedirect(job.root, compile) : compile());
 // Its peak, for the build's summary line; then nothing is left to wait for: a handle Vite or a
 // plugin left open must not keep the build waiting.
 process.send?.({ maxRssKb: process.resourceUsage().maxRSS }, () => process.exit(0));

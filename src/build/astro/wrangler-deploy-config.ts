@@ -31,3 +31,25 @@ export function pointWranglerAtServedRelease(root: string, distDir: string, env:
   fs.renameSync(temp, redirect);
   return 'npx wrangler deploy';
 }
+
+/**
+ * Runs `compile` (a compile of the renderer, src/build/astro/compile-process.ts) and puts back the
+ * redirect it rewrote: the plugin points it at the compile's scratch folder, removed when the
+ * compile ends, and a build stopped after the compile (bad content) would leave `wrangler deploy`
+ * pointing at nothing. The served release's stays until a build publishes another.
+ */
+export async function keepingWranglerRedirect<T>(root: string, compile: () => Promise<T>): Promise<T> {
+  const redirect = path.join(root, DEPLOY_REDIRECT);
+  let before: Buffer | undefined;
+  try { before = fs.readFileSync(redirect); } catch { /* none yet */ }
+  try {
+    return await compile();
+  } finally {
+    if (before === undefined) fs.rmSync(redirect, { force: true });
+    else {
+      const temp = `${redirect}.${process.pid}`;
+      fs.writeFileSync(temp, before);
+      fs.renameSync(temp, redirect);
+    }
+  }
+}
