@@ -9,7 +9,7 @@ import { assetLimitProblem, uploadedAssetFiles } from '../../src/build/hosts/clo
 import { DEPLOY_REDIRECT } from '../../src/build/astro/wrangler-deploy-config.ts';
 import { servedRelease } from '../../src/release/releases.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
-import { FIXTURE, ROOT, copyFixture } from '../support/helpers.ts';
+import { FIXTURE, ROOT, copyFixture, fileTree } from '../support/helpers.ts';
 
 const work = workDir('cloudflare-assets');
 const dist = path.join(work, 'dist');
@@ -88,13 +88,6 @@ describe('the Cloudflare file limit', () => {
 
 // After the tests above: these builds move the project's redirect too.
 describe('Cloudflare builds and the render engine', () => {
-  function tree(dir: string): Map<string, Buffer> {
-    const files = new Map<string, Buffer>();
-    for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-      if (e.isFile()) files.set(path.relative(dir, path.join(e.parentPath, e.name)), fs.readFileSync(path.join(e.parentPath, e.name)));
-    }
-    return files;
-  }
   const whole = (name: string, env: Record<string, string>) => {
     const to = path.join(work, name, 'dist');
     const r = buildFixture(FIXTURE, to, { DEPLOY_TARGET: 'cloudflare', PROFILES_INCREMENTAL: '0', ...env });
@@ -107,14 +100,14 @@ describe('Cloudflare builds and the render engine', () => {
     expect(engine.stdout).toMatch(/profile pages with (the renderer `astro build` compiled|Astro's kept renderer)/);
     const astro = whole('astro', { ASTRO_FALLBACK: 'kept-renderer' });
     expect(astro.stdout).toContain('profile pages with `astro build` (');
-    const [a, b] = [tree(path.join(astro.dist, 'client')), tree(path.join(engine.dist, 'client'))];
+    const [a, b] = [fileTree(path.join(astro.dist, 'client')), fileTree(path.join(engine.dist, 'client'))];
     expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
     for (const [file, bytes] of a) expect(b.get(file)!.equals(bytes), file).toBe(true);
     // The adapter's file beside the pages (keep-renderer.ts ADAPTER_CLIENT_FILES), and a profile page.
     expect(a.has('.assetsignore')).toBe(true);
     expect(a.has(path.join('p', 'kate.html'))).toBe(true);
     // The Worker and its deploy config, byte for byte; its source map names the sources from where it was built.
-    const [sa, sb] = [tree(path.join(astro.dist, 'server')), tree(path.join(engine.dist, 'server'))];
+    const [sa, sb] = [fileTree(path.join(astro.dist, 'server')), fileTree(path.join(engine.dist, 'server'))];
     expect([...sb.keys()].sort()).toEqual([...sa.keys()].sort());
     for (const file of ['entry.mjs', 'wrangler.json']) expect(sb.get(file)!.equals(sa.get(file)!), file).toBe(true);
   }, 120_000);

@@ -13,7 +13,7 @@ import { renderFingerprint } from '../../src/build/reuse/page-reuse.ts';
 import { releasePath, servedRelease } from '../../src/release/releases.ts';
 import { BUILD_EPOCH, TEST_SITE_URL, sharedBuild, workDir } from '../support/built-server.ts';
 import { buildSite } from '../../scripts/support/serve-build.ts';
-import { FIXTURE, ROOT, readServedFile } from '../support/helpers.ts';
+import { FIXTURE, ROOT, fileTree, readServedFile } from '../support/helpers.ts';
 
 const WORK = workDir('page-renderer');
 const ENV = { ...process.env, SITE_URL: TEST_SITE_URL, SOURCE_DATE_EPOCH: String(BUILD_EPOCH) };
@@ -37,24 +37,15 @@ function renderWith(renderer: string, content: string, name: string, mode: strin
   const out = path.join(WORK, name);
   const line = /^RENDERED (.*)$/m.exec(run('test/support/render-with-kept.ts', [renderer, content, out, ...mode]));
   const written = (JSON.parse(line![1]!) as { files: string[] }).files;
-  const files = tree(out);
+  const files = fileTree(out);
   expect([...files.keys()].sort()).toEqual([...written].sort());
-  return files;
-}
-
-/** Every file under `dir`, relative path → bytes. */
-function tree(dir: string): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (e.isFile()) files.set(path.relative(dir, path.join(e.parentPath, e.name)), fs.readFileSync(path.join(e.parentPath, e.name)));
-  }
   return files;
 }
 
 /** The pages Astro rendered into a client folder: all but its bundled assets and the copies of public/. */
 function astroPages(client: string): Map<string, Buffer> {
-  const publicFiles = new Set(tree(path.join(ROOT, 'public')).keys());
-  return new Map([...tree(client)].filter(([file]) => !file.startsWith('_astro/') && !publicFiles.has(file)));
+  const publicFiles = new Set(fileTree(path.join(ROOT, 'public')).keys());
+  return new Map([...fileTree(client)].filter(([file]) => !file.startsWith('_astro/') && !publicFiles.has(file)));
 }
 
 /** `files` that are also in `expected` with the very same bytes, and no file more. */
@@ -107,7 +98,7 @@ describe('rendering with the code a full build kept', () => {
     expectSameFiles(renderWith(original.renderer, FIXTURE, 'site-after-edited', ['--after', edited]), astroPages(original.client));
     // The kept code holds no content: the pages' modules are the same bytes (the entry differs in
     // its manifest: this build's folders and a random key).
-    expectSameFiles(tree(path.join(full.renderer, 'chunks')), tree(path.join(original.renderer, 'chunks')));
+    expectSameFiles(fileTree(path.join(full.renderer, 'chunks')), fileTree(path.join(original.renderer, 'chunks')));
   }, 120_000);
 
   test('a renderer kept from other code, or none, is refused with the reason', async () => {

@@ -12,7 +12,7 @@ import type { SiteIndex } from '../../src/model/site-index.ts';
 import type { CreatorSummary, PublicUser } from '../../src/schemas/api.ts';
 import { ASTRO_FALLBACKS, astroFallback } from '../../src/build/astro/fallbacks.ts';
 import { TEST_SITE_URL, buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
-import { FIXTURE, ROOT, copyFixture } from '../support/helpers.ts';
+import { FIXTURE, ROOT, copyFixture, fileTree } from '../support/helpers.ts';
 import { buildSite } from '../../scripts/support/serve-build.ts';
 import { servedRelease } from '../../src/release/releases.ts';
 import { PAGE_DATA_URL } from '../../src/build/astro/page-data.ts';
@@ -22,15 +22,6 @@ import { renderFingerprint } from '../../src/build/reuse/page-reuse.ts';
 
 const WORK = workDir('render-pages');
 afterAll(() => fs.rmSync(WORK, { recursive: true, force: true }));
-
-/** Every file under `dir`, relative path → bytes. */
-function tree(dir: string): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (e.isFile()) files.set(path.relative(dir, path.join(e.parentPath, e.name)), fs.readFileSync(path.join(e.parentPath, e.name)));
-  }
-  return files;
-}
 
 function build(name: string, env: Record<string, string>) {
   const dist = path.join(WORK, name, 'dist');
@@ -42,14 +33,14 @@ function build(name: string, env: Record<string, string>) {
 /** The served release's client files equal the shared build's, byte for byte, and its server's file names too. */
 function expectSameAsShared(dist: string) {
   const one = sharedBuild();
-  const a = tree(path.join(one.dist, 'client'));
-  const b = tree(path.join(dist, 'client'));
+  const a = fileTree(path.join(one.dist, 'client'));
+  const b = fileTree(path.join(dist, 'client'));
   expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
   for (const [file, bytes] of a) expect(b.get(file)!.equals(bytes), file).toBe(true);
   expect(a.has(path.join('p', 'kate.html'))).toBe(true);
   // Only the names, without the hashes of the chunks that name the folder they were built in.
   const release = (d: string) => path.join(`${d}.releases`, servedRelease(d)!);
-  const serverFiles = (d: string) => [...tree(path.join(release(d), 'server')).keys()].map((f) => f.replace(/_[\w-]{8}\.mjs$/, '_*.mjs')).sort();
+  const serverFiles = (d: string) => [...fileTree(path.join(release(d), 'server')).keys()].map((f) => f.replace(/_[\w-]{8}\.mjs$/, '_*.mjs')).sort();
   expect(serverFiles(dist)).toEqual(serverFiles(one.dist));
   expect(serverFiles(dist)).toContain('entry.mjs');
   // The link and one release: nothing staged, no lock.
@@ -225,7 +216,7 @@ describe('the render engine', () => {
   // One module, no global: the kept code imports page-data.ts by its address, never a copy of it.
   test('the pages read the index from page-data.ts itself, not a bundled copy', () => {
     const kept = rendererDir(ROOT, { fingerprint: renderFingerprint(ROOT, TEST_SITE_URL), target: 'node' });
-    const chunks = [...tree(kept)].filter(([file]) => file.endsWith('.mjs') && !file.startsWith('server/')).map(([, bytes]) => bytes.toString());
+    const chunks = [...fileTree(kept)].filter(([file]) => file.endsWith('.mjs') && !file.startsWith('server/')).map(([, bytes]) => bytes.toString());
     expect(chunks.filter((code) => code.includes(PAGE_DATA_URL)).length).toBeGreaterThan(3);
     expect(chunks.some((code) => /function getSiteIndex\b/.test(code))).toBe(false);
   });

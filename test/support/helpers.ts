@@ -20,6 +20,14 @@ export function copyFixture(prefix: string): { parent: string; content: string }
   fs.cpSync(FIXTURE, content, { recursive: true });
   return { parent, content };
 }
+/** Every file under `dir`, relative path → bytes. */
+export function fileTree(dir: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (e.isFile()) files.set(path.relative(dir, path.join(e.parentPath, e.name)), fs.readFileSync(path.join(e.parentPath, e.name)));
+  }
+  return files;
+}
 export const SITE_URL = 'https://profiles.example.net';
 /** A fixed build time, so ages are exact: 2026-01-15T12:00:00Z. */
 export const BUILT_AT = new Date('2026-01-15T12:00:00Z');
