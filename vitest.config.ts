@@ -16,7 +16,7 @@ export default defineConfig({
   test: {
     // One build of test/fixtures/content and one server for the whole run.
     globalSetup: ['test/support/global-setup.ts'],
-    setupFiles: ['test/support/equality.ts'],
+    setupFiles: ['test/support/files-run.ts', 'test/support/equality.ts'],
     // The slow tests mostly wait on other processes (builds, servers, scripts, chromium), so two
     // files at once pay off even on two cores, where vitest's default (cores - 1) runs one. Three
     // gained nothing (146 s against 145 s on 2 cores).

@@ -3,10 +3,6 @@
 import { expect } from 'vitest';
 import { KeyColumn } from '../../src/build/reuse/key-column.ts';
 
-// Test files this process has run, this one included (operation-count.ts needs it to be the first).
-const FILES_RUN = Symbol.for('profile-lookup.test-files-run');
-(globalThis as Record<symbol, number>)[FILES_RUN] = ((globalThis as Record<symbol, number>)[FILES_RUN] ?? 0) + 1;
-
 expect.addEqualityTesters([
   function keyColumns(a: unknown, b: unknown) {
     if (!(a instanceof KeyColumn) && !(b instanceof KeyColumn)) return undefined;

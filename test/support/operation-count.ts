@@ -2,6 +2,7 @@
 // and each block of code ran. Deterministic where time is not, so a test can assert how the work
 // grows with the input (linear or quadratic) without a wall-clock threshold.
 import { Session } from 'node:inspector';
+import { filesRun } from './files-run.ts';
 
 function post<T>(session: Session, method: string, params?: object): T {
   let out: T | undefined;
@@ -18,7 +19,7 @@ type Coverage = { result: { functions: { ranges: { count: number }[] }[] }[] };
 // when it compiles it, so code compiled before coverage started, or between two starts, would not
 // be counted. Import this module before the code to measure.
 // A worker that ran other test files compiled their code uncounted (vitest.config.ts `isolate: false`).
-if (((globalThis as Record<symbol, number>)[Symbol.for('profile-lookup.test-files-run')] ?? 1) > 1) {
+if (filesRun() > 1) {
   throw new Error('This test file counts operations: it must run in a process of its own. Add it to OWN_PROCESS in vitest.config.ts.');
 }
 const session = new Session();

@@ -25,11 +25,16 @@ export function pointWranglerAtServedRelease(root: string, distDir: string, env:
     return `npx wrangler deploy --config ${path.relative(root, deployConfig).split(path.sep).join('/')}`;
   }
   const configPath = path.relative(path.dirname(redirect), deployConfig).split(path.sep).join('/');
+  writeRedirect(redirect, `${JSON.stringify({ configPath, auxiliaryWorkers: [] })}\n`);
+  return 'npx wrangler deploy';
+}
+
+/** Replaces the redirect whole (written beside it, then renamed), so wrangler never reads half of one. */
+function writeRedirect(redirect: string, text: string | Buffer): void {
   fs.mkdirSync(path.dirname(redirect), { recursive: true });
   const temp = `${redirect}.${process.pid}`;
-  fs.writeFileSync(temp, `${JSON.stringify({ configPath, auxiliaryWorkers: [] })}\n`);
+  fs.writeFileSync(temp, text);
   fs.renameSync(temp, redirect);
-  return 'npx wrangler deploy';
 }
 
 /**
@@ -46,10 +51,6 @@ export async function keepingWranglerRedirect<T>(root: string, compile: () => Pr
     return await compile();
   } finally {
     if (before === undefined) fs.rmSync(redirect, { force: true });
-    else {
-      const temp = `${redirect}.${process.pid}`;
-      fs.writeFileSync(temp, before);
-      fs.renameSync(temp, redirect);
-    }
+    else writeRedirect(redirect, before);
   }
 }
