@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { answer } from '../../src/api/handler.ts';
-import { API_NOT_FOUND_FILE, METHOD_NOT_ALLOWED_FILE, NOJEKYLL_FILE, USER_NOT_FOUND_FILE, staticHostFiles, writeStaticHostFiles } from '../../src/build/hosts/static-host-files.ts';
+import { API_NOT_FOUND_FILE, METHOD_NOT_ALLOWED_FILE, NOJEKYLL_FILE, REQUEST_ERROR_FILE, USERNAME_REPEATED_FILE, USER_NOT_FOUND_FILE, staticHostFiles, writeStaticHostFiles } from '../../src/build/hosts/static-host-files.ts';
 import { staticHostHeaders } from '../../src/build/hosts/static-host-headers.ts';
 import { ErrorBodySchema } from '../../src/schemas/api.ts';
 import { filesAt, isServedFile } from '../../src/http/headers.ts';
@@ -21,7 +21,9 @@ describe('static host files', () => {
       [USER_NOT_FOUND_FILE, request('/api/v1/users/nobody')],
       [API_NOT_FOUND_FILE, request('/api/v2/anything')],
       [METHOD_NOT_ALLOWED_FILE, request('/api/v1/users/alice', { method: 'POST' })],
+      [USERNAME_REPEATED_FILE, request('/api/v1/users?username=bob&username=alice')],
     ] as const;
+    const statuses = { [USER_NOT_FOUND_FILE]: 404, [API_NOT_FOUND_FILE]: 404, [METHOD_NOT_ALLOWED_FILE]: 405, [USERNAME_REPEATED_FILE]: 400 };
     for (const [file, req] of cases) {
       const handler = await answer(req, files);
       const fromHandler = bodyJson(handler);
@@ -32,8 +34,12 @@ describe('static host files', () => {
       expect({ ...body.meta, timestamp: 0, executionTimeMs: 0 }).toEqual({ ...fromHandler.meta, timestamp: 0, executionTimeMs: 0 });
       expect(body.meta.timestamp).toBe(BUILT_AT);
       // The status nginx-static.conf sends the file with is the handler's.
-      expect(handler.status).toBe(file === METHOD_NOT_ALLOWED_FILE ? 405 : 404);
+      expect(handler.status, file).toBe(statuses[file]);
     }
+    // The server's refusals of a request's bytes are its `requestError`s (src/server/server.ts): BAD_REQUEST, never stored.
+    const refused = JSON.parse(written[REQUEST_ERROR_FILE]!);
+    expect(ErrorBodySchema.safeParse(refused).success).toBe(true);
+    expect(refused.error.code).toBe('BAD_REQUEST');
     expect(JSON.parse(written[API_NOT_FOUND_FILE]!).error.message).toBe(bodyJson(await answer(request('/api/v2/anything'), files)).error.message);
     expect(JSON.parse(written[USER_NOT_FOUND_FILE]!).error.message).not.toMatch(/nobody/);
   });

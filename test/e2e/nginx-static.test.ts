@@ -7,8 +7,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEBIAN_MIME_TYPES, NGINX_MISSING, findNginx, startNginx, type RunningNginx } from '../../scripts/support/nginx.ts';
-import { HTML_HEADERS, JSON_HEADERS, PREFLIGHT_HEADERS, METHOD_NOT_ALLOWED_HEADERS, addressOf, isServedFile, staticFileHeaders } from '../../src/http/headers.ts';
-import { API_NOT_FOUND_FILE, METHOD_NOT_ALLOWED_FILE, MISSING_USERNAME_FILE, USER_NOT_FOUND_FILE } from '../../src/build/hosts/static-host-files.ts';
+import { HTML_HEADERS, JSON_HEADERS, PREFLIGHT_HEADERS, METHOD_NOT_ALLOWED_HEADERS, REQUEST_ERROR_HEADERS, addressOf, isServedFile, staticFileHeaders } from '../../src/http/headers.ts';
+import { API_NOT_FOUND_FILE, METHOD_NOT_ALLOWED_FILE, MISSING_USERNAME_FILE, REQUEST_ERROR_FILE, USERNAME_REPEATED_FILE, USER_NOT_FOUND_FILE } from '../../src/build/hosts/static-host-files.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
 import { rawRequest, type RawResponse } from '../support/raw-http.ts';
@@ -75,8 +75,8 @@ describe.skipIf(!nginxBin || !mimeTypes)('nginx alone on a static build (scripts
   test('a page has one address: its file name, `/index.html` and the files hosts keep to themselves are the HTML 404 page', async () => {
     const notFoundPage = file('404.html');
     expect(notFoundPage.toString()).toMatch(/<html/);
-    for (const address of ['/p/alice.html', '/index.html', '/docs.html', '/404.html', '/nothing', '/p/nobody', '/p/', '/docs/', '/_headers', '/.nojekyll',
-      '/_errors/not-found.json', '/_errors/user-not-found.json', '/p/alice.html.gz', '/api/v1/users/alice.gz', '/sitemap.xml.gz', '/_lookup/domains']) {
+    for (const address of ['/p/alice.html', '/index.html', '/docs.html', '/404.html', '/404', '/index', '/nothing', '/p/nobody', '/p/', '/docs/', '/_headers', '/.nojekyll',
+      '/_errors/not-found.json', '/_errors/user-not-found.json', '/p/alice.html.gz', '/sitemap.xml.gz', '/_lookup/domains']) {
       const r = await get(address);
       expect(r.status, address).toBe(404);
       expect(r.body.equals(notFoundPage), `${address}: ${r.text.slice(0, 80)}`).toBe(true);
@@ -107,6 +107,13 @@ describe.skipIf(!nginxBin || !mimeTypes)('nginx alone on a static build (scripts
       expect(body.error.code, address).toBe(server.error.code);
       expect(Object.keys(body.meta).sort()).toEqual(Object.keys(server.meta).sort());
     }
+    // Under /api/ and /service-api/, names the recipe hides elsewhere (hidden, compressed copies, `.html`) are JSON 404s too, never the HTML page.
+    for (const address of ['/api/x.html', '/api/v1/users/alice.html', '/api/v1/users/alice.gz', '/api/.env', '/service-api/v1/creators.br', '/service-api/.hidden']) {
+      const r = await get(address);
+      expect(r.status, address).toBe(404);
+      expect(r.body.equals(file(API_NOT_FOUND_FILE)), `${address}: ${r.text.slice(0, 80)}`).toBe(true);
+      expectHeaders(r, JSON_HEADERS, address);
+    }
     // The creators list needs the handler (a static build has no file for it): a JSON 404, not the first page for every query.
     const creators = await get('/service-api/v1/creators?limit=2');
     expect(creators.status).toBe(404);
@@ -133,6 +140,48 @@ describe.skipIf(!nginxBin || !mimeTypes)('nginx alone on a static build (scripts
       const r = await get(`/api/v1/users?username=${query}`);
       expect(r.status, query).toBe(404);
       expect(r.body.equals(file(USER_NOT_FOUND_FILE)), query).toBe(true);
+    }
+    // Parameters by their exact name, as the handler reads them: given twice its 400 (whichever
+    // comes first), in another casing no `username` at all; neither is a name's file.
+    for (const [query, errorFile] of [['username=bob&username=alice', USERNAME_REPEATED_FILE], ['username=alice&x=1&username=', USERNAME_REPEATED_FILE],
+      ['USERNAME=alice', MISSING_USERNAME_FILE], ['Username=bob&username=alice', null]] as const) {
+      const target = `/api/v1/users?${query}`;
+      const [r, server] = [await get(target), await rawRequest(node, target)];
+      expect(r.status, query).toBe(server.status);
+      if (errorFile === null) {
+        expect(r.body.equals(file('api/v1/users/alice')), query).toBe(true);
+        continue;
+      }
+      expect(r.body.equals(file(errorFile)), query).toBe(true);
+      expect(JSON.parse(r.text).error.code, query).toBe(JSON.parse(server.text).error.code);
+      expectHeaders(r, JSON_HEADERS, query);
+    }
+  });
+
+  test('nginx\'s own refusals of a request are the server\'s JSON request errors, never stored by a cache', async () => {
+    const cases: [string, string, Record<string, string>, number][] = [
+      ['bad escape', '/api/v1/users/al%ice', {}, 400],
+      ['target too long', `/api/v1/users/${'a'.repeat(9000)}`, {}, 414],
+      ['headers too large', '/api/v1/users/alice', { 'x-big': 'b'.repeat(20_000) }, 431],
+      ['precondition', '/api/v1/users/alice', { 'if-match': '"nope"' }, 412],
+      ['precondition on a page', '/p/alice', { 'if-unmodified-since': 'Sat, 01 Jan 2000 00:00:00 GMT' }, 412],
+    ];
+    for (const [what, target, headers, status] of cases) {
+      const r = await get(target, { headers });
+      expect(r.status, what).toBe(status);
+      expect(r.body.equals(file(REQUEST_ERROR_FILE)), `${what}: ${r.text.slice(0, 80)}`).toBe(true);
+      expect(JSON.parse(r.text).error.code, what).toBe('BAD_REQUEST');
+      // nginx keeps the connection or not as it sees fit; the rest is the server's policy.
+      const { connection: _, ...policy } = REQUEST_ERROR_HEADERS;
+      expectHeaders(r, policy, what);
+    }
+    // `Range` is ignored, as the server ignores it: the whole file.
+    for (const target of ['/api/v1/users/alice', '/api/v1/users?username=alice', '/p/alice']) {
+      for (const range of ['bytes=0-9', 'bytes=99999-']) {
+        const r = await get(target, { headers: { range } });
+        expect(r.status, `${target} ${range}`).toBe(200);
+        expect(r.body.equals(file(target === '/p/alice' ? 'p/alice.html' : 'api/v1/users/alice')), `${target} ${range}`).toBe(true);
+      }
     }
   });
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ALLOWED_METHODS } from '../../http/headers.ts';
-import { errorJson, notFound } from '../../http/response.ts';
+import { errorJson, notFound, requestError } from '../../http/response.ts';
 import { MISSING_USERNAME_MESSAGE, NOT_FOUND_PAGE_FILE } from '../../api/handler.ts';
 
 /** Where the error answers live: a folder that is never served at its own address (NOT_SERVED_DIRS in src/http/headers.ts). */
@@ -18,6 +18,13 @@ export const API_NOT_FOUND_FILE = `${ERRORS_DIR}/not-found.json`;
 export const MISSING_USERNAME_FILE = `${ERRORS_DIR}/missing-username.json`;
 /** The 405 of any method but GET, HEAD and OPTIONS. */
 export const METHOD_NOT_ALLOWED_FILE = `${ERRORS_DIR}/method-not-allowed.json`;
+/** The 400 of the query form with `username` given more than once. */
+export const USERNAME_REPEATED_FILE = `${ERRORS_DIR}/username-repeated.json`;
+/**
+ * The server's own refusals of a request (400, 412, 414, 431): one file for all, since the
+ * status says which; the Node server's `requestError`s, which also say why in the message.
+ */
+export const REQUEST_ERROR_FILE = `${ERRORS_DIR}/request-error.json`;
 /** Tells GitHub Pages to publish the folder as it is, without Jekyll. */
 export const NOJEKYLL_FILE = '.nojekyll';
 
@@ -28,6 +35,9 @@ export const NOJEKYLL_FILE = '.nojekyll';
 export const USER_NOT_FOUND_MESSAGE = 'No user is called by the name in this address.';
 /** `methodNotAllowed`'s message, which names the request's method. */
 export const METHOD_NOT_ALLOWED_MESSAGE = `This method is not allowed: this API is read-only (${ALLOWED_METHODS}).`;
+/** The handler's message names how many times; one file cannot. */
+export const USERNAME_REPEATED_MESSAGE = 'Give `username` once.';
+export const REQUEST_ERROR_MESSAGE = 'The request could not be answered as it was sent (its form, its size, or a precondition it sets): the status says which.';
 
 /**
  * The body of an error answer as `errorJson` makes it, with `meta.timestamp` the build's time, so a
@@ -46,6 +56,8 @@ export function staticHostFiles(builtAt: string): Record<string, string> {
     [API_NOT_FOUND_FILE]: errorFileBody(notFound().body, builtAt),
     [MISSING_USERNAME_FILE]: errorFileBody(errorJson(400, 'MISSING_USERNAME', MISSING_USERNAME_MESSAGE).body, builtAt),
     [METHOD_NOT_ALLOWED_FILE]: errorFileBody(errorJson(405, 'METHOD_NOT_ALLOWED', METHOD_NOT_ALLOWED_MESSAGE).body, builtAt),
+    [USERNAME_REPEATED_FILE]: errorFileBody(errorJson(400, 'INVALID_PARAMETER', USERNAME_REPEATED_MESSAGE).body, builtAt),
+    [REQUEST_ERROR_FILE]: errorFileBody(requestError(400, REQUEST_ERROR_MESSAGE).body, builtAt),
     // Its presence is all GitHub reads.
     [NOJEKYLL_FILE]: '',
   };
