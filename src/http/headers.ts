@@ -77,10 +77,11 @@ export const REQUEST_ERROR_HEADERS: Headers = Object.freeze({ ...JSON_HEADERS, '
 export const METHOD_NOT_ALLOWED_HEADERS: Headers = Object.freeze({ ...JSON_HEADERS, allow: ALLOWED_METHODS });
 
 /**
- * A 405 to `CONNECT`: the client asked for a tunnel, so the connection cannot carry another
- * request and is closed; never stored, since a cache keys on the URL, not the method's form.
+ * A 405 on a connection that cannot carry another request, which is closed: `CONNECT` (the client
+ * asked for a tunnel), a method Node's parser does not know (it stops reading). Never stored,
+ * since a cache keys on the URL, not the method.
  */
-export const CONNECT_REFUSED_HEADERS: Headers = Object.freeze({ ...METHOD_NOT_ALLOWED_HEADERS, 'cache-control': NO_STORE, connection: 'close' });
+export const CLOSING_METHOD_NOT_ALLOWED_HEADERS: Headers = Object.freeze({ ...METHOD_NOT_ALLOWED_HEADERS, 'cache-control': NO_STORE, connection: 'close' });
 
 /** The neighbouring pages of a paginated answer: full addresses, or null at the ends. */
 export interface PageLinks {

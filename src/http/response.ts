@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { API_VERSION, type ErrorCode } from '../schemas/api.ts';
 import type { ApiRequest } from './request.ts';
 import {
-  ALLOWED_METHODS, CONNECT_REFUSED_HEADERS, HTML_HEADERS, JSON_HEADERS, METHOD_NOT_ALLOWED_HEADERS, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS,
+  ALLOWED_METHODS, CLOSING_METHOD_NOT_ALLOWED_HEADERS, HTML_HEADERS, JSON_HEADERS, METHOD_NOT_ALLOWED_HEADERS, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS,
   SERVER_ERROR_HEADERS, SVG_HEADERS, COMMON_HEADERS, VARY_ACCEPT_ENCODING, acceptedEncodings, encodedEtag, isCompressibleType, pageLinkHeaders,
   redirectHeaders, type PageLinks,
 } from './headers.ts';
@@ -122,7 +122,16 @@ export const requestError = (status: 400 | 408 | 414 | 417 | 431, message: strin
 
 /** `CONNECT host:port`: we are no proxy; a JSON 405 naming the methods we answer, and the connection closed. */
 export const connectRefused = () =>
-  errorJson(405, 'METHOD_NOT_ALLOWED', `CONNECT is not allowed: this server is no proxy, and its API is read-only (${ALLOWED_METHODS}).`, undefined, CONNECT_REFUSED_HEADERS);
+  errorJson(405, 'METHOD_NOT_ALLOWED', `CONNECT is not allowed: this server is no proxy, and its API is read-only (${ALLOWED_METHODS}).`, undefined, CLOSING_METHOD_NOT_ALLOWED_HEADERS);
+
+/**
+ * A method HTTP does not define (`FOO`, `get`: methods are case-sensitive), which Node's parser
+ * refuses before any handler: the 405 any other method gets, on a connection that then closes.
+ */
+export const unknownMethod = () => errorJson(405, 'METHOD_NOT_ALLOWED', METHOD_NOT_ALLOWED_MESSAGE, undefined, CLOSING_METHOD_NOT_ALLOWED_HEADERS);
+
+/** The 405's message where the method cannot be named (`methodNotAllowed` names it). */
+export const METHOD_NOT_ALLOWED_MESSAGE = `This method is not allowed: this API is read-only (${ALLOWED_METHODS}).`;
 
 export const preflight = (): ApiResponse => ({ status: 204, headers: PREFLIGHT_HEADERS, body: null });
 

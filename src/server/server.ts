@@ -4,7 +4,7 @@
 // custom domains and the 404 page. Every answer gets the common headers, errors included.
 import http from 'node:http';
 import { answer } from '../api/handler.ts';
-import { connectRefused, releaseMissing, requestError, serverError, type ApiResponse } from '../http/response.ts';
+import { connectRefused, releaseMissing, requestError, serverError, unknownMethod, type ApiResponse } from '../http/response.ts';
 import { MAX_TARGET_BYTES, TargetRequest } from '../http/request.ts';
 import { loadRelease, releaseKey, watchRelease, type LoadedRelease } from './release.ts';
 import { ReleaseMissingError } from './disk-files.ts';
@@ -166,6 +166,9 @@ class NodeRequest extends TargetRequest {
   }
 }
 
+/** `METHOD target HTTP/x.y`, the method a token (RFC 9110 §9.1). */
+const REQUEST_LINE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ [^ \r\n]+ HTTP\/\d\.\d\r\n/;
+
 /**
  * What to answer a request Node's parser refused. Over its 16 KiB limit on the request line and
  * headers together, the status says which was too long: 414 if the request line alone is.
@@ -177,6 +180,8 @@ function parseFailure(err: NodeJS.ErrnoException & { rawPacket?: Buffer }): ApiR
     if (lineEnd < 0 || lineEnd > MAX_TARGET_BYTES) return requestError(414, `The request target is longer than ${MAX_TARGET_BYTES} bytes.`);
     return requestError(431, 'The request headers are too large: send fewer or shorter headers (16 KiB in all at most).');
   }
+  // A well-formed request line with a method Node does not know; garbage (`NOT HTTP`) stays a 400.
+  if (err.code === 'HPE_INVALID_METHOD' && REQUEST_LINE.test(err.rawPacket?.subarray(0, MAX_TARGET_BYTES + 64).toString('latin1') ?? '')) return unknownMethod();
   return requestError(400, 'The request could not be parsed.');
 }
 

@@ -245,6 +245,23 @@ describe('malformed requests get well-formed answers', () => {
     expect(body.error.message).toMatch(/CONNECT is not allowed/);
   });
 
+  test('a method HTTP does not define (methods are case-sensitive): the same JSON 405 with Allow, and the connection closed', async () => {
+    const { server } = await serveRelease();
+    for (const method of ['FOO', 'get', 'BREW']) {
+      const r = await rawExchange(server.base, Buffer.from(`${method} /api/v1/users/alice HTTP/1.1\r\nHost: x\r\n\r\n`));
+      expect(r.status, method).toBe(405);
+      expect(r.header('allow'), method).toBe(ALLOWED_METHODS);
+      expect(r.header('cache-control'), method).toBe(NO_STORE);
+      expect(r.header('connection'), method).toBe('close');
+      expect(r.header('access-control-allow-origin'), method).toBe('*');
+      expect(ErrorBodySchema.parse(JSON.parse(r.text)).error.code, method).toBe('METHOD_NOT_ALLOWED');
+    }
+    // What is no request line is still the 400 it was.
+    for (const bytes of ['GET /api/v1/users/alice HTTP/9\r\nHost: x\r\n\r\n', 'NOT HTTP\r\n\r\n', 'FOO /a b HTTP/1.1\r\nHost: x\r\n\r\n']) {
+      expectRequestError(await rawExchange(server.base, Buffer.from(bytes)), 400);
+    }
+  });
+
   test('Expect: 200-ok is a JSON 417 with the policy\'s headers; Expect: 100-continue still works', async () => {
     const { server } = await serveRelease();
     const body = expectRequestError(await rawRequest(server.base, '/api/v1/users/alice', { headers: { expect: '200-ok' } }), 417);

@@ -4,8 +4,7 @@
 // drops every name starting with `_`, `_astro/` (the pages' only stylesheet) among them.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ALLOWED_METHODS } from '../../http/headers.ts';
-import { errorJson, notFound, requestError } from '../../http/response.ts';
+import { METHOD_NOT_ALLOWED_MESSAGE, errorJson, notFound, requestError } from '../../http/response.ts';
 import { MISSING_USERNAME_MESSAGE, NOT_FOUND_PAGE_FILE } from '../../api/handler.ts';
 
 /** Where the error answers live: a folder that is never served at its own address (NOT_SERVED_DIRS in src/http/headers.ts). */
@@ -33,8 +32,6 @@ export const NOJEKYLL_FILE = '.nojekyll';
  * everything else is the handler's: status, code, envelope.
  */
 export const USER_NOT_FOUND_MESSAGE = 'No user is called by the name in this address.';
-/** `methodNotAllowed`'s message, which names the request's method. */
-export const METHOD_NOT_ALLOWED_MESSAGE = `This method is not allowed: this API is read-only (${ALLOWED_METHODS}).`;
 /** The handler's message names how many times; one file cannot. */
 export const USERNAME_REPEATED_MESSAGE = 'Give `username` once.';
 export const REQUEST_ERROR_MESSAGE = 'The request could not be answered as it was sent (its form, its size, or a precondition it sets): the status says which.';
