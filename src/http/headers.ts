@@ -272,6 +272,17 @@ export function acceptedEncodings(header: string | undefined): readonly Encoding
   return out;
 }
 
+/**
+ * The codings of `acceptedEncodings` the header names itself (`br`, `gzip`), most wanted first: not
+ * through `*` or `x-gzip`. What a runtime whose edge re-encodes by the codings named (Workers: wrangler
+ * dev's imitation of Cloudflare's front line ignores `*`) will send as it was told.
+ */
+export function namedEncodings(header: string | undefined): readonly Encoding[] {
+  if (!header) return [];
+  const named = new Set(header.toLowerCase().split(',').map((m) => m.split(';')[0]!.trim()));
+  return acceptedEncodings(header).filter((e) => named.has(e.name));
+}
+
 // A segment of an address that may name a build file: no `.` or `..`, no hidden name, no
 // separator, control character or NUL, at most 255 bytes (a file name's limit).
 const SAFE_SEGMENT = /^[^./\\\u0000-\u001f\u007f][^/\\\u0000-\u001f\u007f]{0,254}$/;

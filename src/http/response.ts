@@ -6,7 +6,7 @@ import { API_VERSION, type ErrorCode } from '../schemas/api.ts';
 import type { ApiRequest } from './request.ts';
 import {
   ALLOWED_METHODS, CLOSING_METHOD_NOT_ALLOWED_HEADERS, HTML_HEADERS, JSON_HEADERS, METHOD_NOT_ALLOWED_HEADERS, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS,
-  SERVER_ERROR_HEADERS, SVG_HEADERS, COMMON_HEADERS, VARY_ACCEPT_ENCODING, acceptedEncodings, encodedEtag, isCompressibleType, pageLinkHeaders,
+  SERVER_ERROR_HEADERS, SVG_HEADERS, COMMON_HEADERS, VARY_ACCEPT_ENCODING, encodedEtag, namedEncodings, isCompressibleType, pageLinkHeaders,
   redirectHeaders, type PageLinks,
 } from './headers.ts';
 
@@ -167,7 +167,8 @@ export const permanentRedirect = (location: string): ApiResponse => ({ status: 3
 export function runtimeEncoded(req: ApiRequest, res: ApiResponse): ApiResponse {
   const type = res.headers['content-type'];
   if (res.body === null || res.headers['content-encoding'] !== undefined || type === undefined || !isCompressibleType(type)) return res;
-  const [encoding] = acceptedEncodings(req.header('accept-encoding'));
+  // Only a coding the client names: the edge sends `*` or `x-gzip` identity bytes, which must not carry a coding's ETag.
+  const [encoding] = namedEncodings(req.header('accept-encoding'));
   const headers: Record<string, string> = { ...res.headers, vary: VARY_ACCEPT_ENCODING };
   if (encoding) {
     headers['content-encoding'] = encoding.name;

@@ -126,6 +126,13 @@ describe.skipIf(!workerdRuns)('Cloudflare Workers under wrangler dev', () => {
       // Another coding's ETag is not this representation's.
       expect((await raw('/api/v1/users/alice', { 'accept-encoding': accept, 'if-none-match': etag })).status, accept).toBe(200);
     }
+    // A coding the client does not name (`*`, `x-gzip`) is identity at the edge: with identity's ETag, never a coding's.
+    for (const accept of ['*', 'x-gzip']) {
+      const r = await raw('/api/v1/users/alice', { 'accept-encoding': accept });
+      expect(r.headers['content-encoding'], accept).toBeUndefined();
+      expect(r.headers.etag, accept).toBe(etag);
+      expect(r.body.equals(file), accept).toBe(true);
+    }
     // An answer made in memory too (the query form), and no compressed siblings in a Cloudflare build (its files count).
     const query = await raw('/api/v1/users?username=alice', { 'accept-encoding': 'gzip' });
     expect(query.headers['content-encoding']).toBe('gzip');

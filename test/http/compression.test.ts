@@ -288,6 +288,12 @@ describe('a runtime that compresses itself (Workers)', () => {
     const identity = runtimeEncoded(request('/x'), json);
     expect(identity.headers['content-encoding']).toBeUndefined();
     expect(identity.headers).toMatchObject({ etag: '"abc"', vary: 'Accept-Encoding', 'content-length': '10' });
+    // Only codings the client names: the edge sends identity bytes for `*` or `x-gzip` alone.
+    for (const [accept, coding] of [['*', undefined], ['x-gzip', undefined], ['gzip;q=0.5, *', 'gzip'], ['*;q=0.9, br;q=0.1', 'br'], ['br;q=0, *', undefined]] as const) {
+      const r = runtimeEncoded(request('/x', { headers: { 'accept-encoding': accept } }), json);
+      expect(r.headers['content-encoding'], accept).toBe(coding);
+      expect(r.headers.etag, accept).toBe(coding ? `"abc-${coding === 'br' ? 'br' : 'gz'}"` : '"abc"');
+    }
   });
 
   test('images and bodiless answers are left as they are', () => {
