@@ -5,7 +5,7 @@
 // `ReleaseFiles`, so it keeps no index of the profiles and runs the same on our Node server
 // (src/server), on Cloudflare Workers (src/edge) and under `astro dev`.
 import { HOST_PATTERN, USERNAME_PATTERN, USERNAME_RULE, foldAscii } from '../schemas/common.ts';
-import { DEFAULT_LIMIT } from '../schemas/queries.ts';
+import { DEFAULT_LIMIT, MAX_QUERY_USERNAME_LENGTH } from '../schemas/queries.ts';
 import { creatorsPage, parseCreatorsQuery, sortedCreators, type CreatorRow, type CreatorSort, type CreatorsQuery } from '../model/creators-list.ts';
 import { defaultAvatarSvg } from '../ui/default-avatar.ts';
 import {
@@ -65,6 +65,10 @@ function usernameFromQuery(req: ApiRequest, param: string): Checked {
   }
   if (values.length > 1) {
     return { ok: false, response: errorJson(400, 'INVALID_PARAMETER', `Give \`${param}\` once; it was given ${values.length} times.`, req) };
+  }
+  // The bound UsernameQuerySchema (and so the OpenAPI) gives, counted before trimming.
+  if (values[0]!.length > MAX_QUERY_USERNAME_LENGTH) {
+    return { ok: false, response: errorJson(400, 'INVALID_PARAMETER', `\`${param}\` is longer than ${MAX_QUERY_USERNAME_LENGTH} characters.`, req) };
   }
   return checkUsername(req, queryName(values[0]!));
 }

@@ -17,7 +17,9 @@ const CATEGORY_RULE = `\`category\` must be a category name of 1 to ${MAX_CATEGO
 /** USERNAME_PATTERN in any ASCII casing: the path form folds case before it looks a name up. */
 const USERNAME_ANY_CASE_PATTERN = new RegExp(USERNAME_PATTERN.source.replaceAll('a-z', 'a-zA-Z'));
 export const UsernameParamSchema = z.string().regex(USERNAME_ANY_CASE_PATTERN).describe(`A username: ${USERNAME_RULE}. Any ASCII casing.`);
-export const UsernameQuerySchema = z.string().min(1).max(200)
+/** The longest `username` (or `u`) the query form reads, spaces around it included. */
+export const MAX_QUERY_USERNAME_LENGTH = 200;
+export const UsernameQuerySchema = z.string().min(1).max(MAX_QUERY_USERNAME_LENGTH)
   .describe('A username; spaces around it are trimmed, one leading `@` is stripped and ASCII case is folded.');
 export const DecorationFileSchema = z.string().min(1).describe('A decoration image file name, as in `avatarDecoration.file`.');
 

@@ -7,6 +7,7 @@ import { answer } from '../../src/api/handler.ts';
 import type { ReleaseFiles } from '../../src/api/release-files.ts';
 import { CACHE_CONTROL, HTML_CSP } from '../../src/http/headers.ts';
 import { CreatorsBodySchema, ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
+import { MAX_QUERY_USERNAME_LENGTH } from '../../src/schemas/queries.ts';
 import { FIXTURE, PRIVATE_MARKERS, bodyJson, bodyText, fixtureSite, request } from '../support/helpers.ts';
 
 const { files, index } = fixtureSite();
@@ -97,6 +98,11 @@ describe('lookup by query', () => {
     await fails('/api/v1/users?username=al%20ice', 400, 'INVALID_USERNAME');
     await fails('/api/v1/users?username=%ZZ', 400, 'INVALID_USERNAME');
     expect((await fails('/api/v1/users?username=alice&username=bob', 400, 'INVALID_PARAMETER')).error.message).toMatchInlineSnapshot(`"Give \`username\` once; it was given 2 times."`);
+    // The bound the OpenAPI gives (UsernameQuerySchema), counted before trimming: at it a name, past it a 400.
+    expect((await ok(`/api/v1/users?username=${'%20'.repeat(MAX_QUERY_USERNAME_LENGTH - 5)}alice`)).data.username).toBe('alice');
+    for (const target of [`/api/v1/users?username=${'%20'.repeat(MAX_QUERY_USERNAME_LENGTH - 4)}alice`, `/api/avatar?u=${'a'.repeat(MAX_QUERY_USERNAME_LENGTH + 1)}`]) {
+      expect((await fails(target, 400, 'INVALID_PARAMETER')).error.message).toMatch(new RegExp(`is longer than ${MAX_QUERY_USERNAME_LENGTH} characters`));
+    }
   });
 
   test('unknown is 404, other parameters are ignored', async () => {
