@@ -385,9 +385,12 @@ async function staticFile(req: ApiRequest | undefined, files: ReleaseFiles, addr
   return undefined;
 }
 
-/** The host a request was sent to, lowercase, without port or trailing dot; undefined when it is not a host name. */
+/**
+ * The host a request was sent to, lowercase, without port or trailing dot; undefined when it is not
+ * a host name. An absolute-form target's host stands for `Host` (RFC 9112 §3.2.2).
+ */
 function hostOf(req: ApiRequest): string | undefined {
-  const raw = req.header('host');
+  const raw = req.authority ?? req.header('host');
   if (!raw || raw.length > 260) return undefined;
   const host = raw.toLowerCase().replace(/:\d{1,5}$/, '').replace(/\.$/, '');
   return HOST_PATTERN.test(host) ? host : undefined;

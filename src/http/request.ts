@@ -19,6 +19,11 @@ export interface ApiRequest {
   header(name: string): string | undefined;
   /** `performance.now()` when the request arrived, for `meta.executionTimeMs`. */
   startedAt: number;
+  /**
+   * The host and port of an absolute-form target (`GET http://alice.example.com/`), which the
+   * server uses in place of `Host` (RFC 9112 §3.2.2); undefined for the usual origin form.
+   */
+  readonly authority?: string;
 }
 
 /** Adapts a Web `Request` (Astro routes) to an ApiRequest. */
@@ -59,8 +64,8 @@ export function removeDotSegments(path: string): string {
   return `/${out.join('/')}`;
 }
 
-/** `http://host` at the start of an absolute-form request target (RFC 9112 §3.2.2). */
-const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+/** `http://host` at the start of an absolute-form request target (RFC 9112 §3.2.2), its authority without user info. */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?([^/?#]*)/i;
 
 /**
  * Splits a request target (`/path?query#frag`) without the URL parser, which reads `//host` as a
@@ -80,14 +85,17 @@ export class TargetRequest implements ApiRequest {
   readonly path: string;
   readonly search: string;
   readonly startedAt: number;
+  readonly authority: string | undefined;
   readonly #header: ((name: string) => string | undefined) | undefined;
   #query: URLSearchParams | undefined;
 
   /** Without `header`, a subclass reads headers itself (`header` overridden). */
   constructor(method: string, target: string, startedAt: number, header?: (name: string) => string | undefined) {
+    let authority: string | undefined;
     if (target.charCodeAt(0) !== 47 /* / */) {
       const origin = ABSOLUTE_FORM.exec(target);
       if (origin) {
+        authority = origin[1];
         target = target.slice(origin[0].length);
         if (target.charCodeAt(0) !== 47) target = `/${target}`;
       }
@@ -101,6 +109,7 @@ export class TargetRequest implements ApiRequest {
     this.path = DOT_SEGMENT.test(path) ? removeDotSegments(path) : path;
     this.search = q < 0 ? '' : target.slice(q + 1);
     this.startedAt = startedAt;
+    this.authority = authority;
     this.#header = header;
   }
 

@@ -25,6 +25,15 @@ describe('a profile on its own domain', () => {
     }
   });
 
+  test('an absolute-form target\'s host stands for Host (RFC 9112 §3.2.2): the page of its domain, or the home page', async () => {
+    const [page, home] = [file('p/alice.html'), file('index.html')];
+    for (const [target, host, body] of [['http://alice.example.com/', 'localhost', page], ['http://localhost/', 'alice.example.com', home], ['http://Alice.Example.com:80', 'bob.example', page]] as const) {
+      const r = await rawRequest(service.base, target, { headers: { host } });
+      expect(r.status, target).toBe(200);
+      expect(r.body.equals(body), `${target} with Host ${host}`).toBe(true);
+    }
+  });
+
   test('HEAD and a conditional GET behave as for any page', async () => {
     const head = await rawRequest(service.base, '/', { method: 'HEAD', headers: { host: 'alice.example.com' } });
     expect(head.status).toBe(200);

@@ -14,11 +14,16 @@ describe('request targets', () => {
     expect(split('//evil.example/p/alice')).toEqual({ method: 'GET', path: '//evil.example/p/alice', search: '' });
   });
 
-  test('absolute-form is the same request as its path; the host in it is ignored', () => {
+  test('absolute-form is the same request as its path; its host stands for Host (RFC 9112 §3.2.2)', () => {
     expect(split('http://elsewhere.example/api/v1/users/alice')).toEqual(split('/api/v1/users/alice'));
     expect(split('HTTPS://elsewhere.example:8443/p/alice?x=1')).toEqual(split('/p/alice?x=1'));
     expect(split('http://elsewhere.example')).toEqual(split('/'));
     expect(split('http://elsewhere.example?username=alice')).toEqual({ method: 'GET', path: '/', search: 'username=alice' });
+    const authority = (target: string) => splitTarget('GET', target, () => 'host.header.example', 0).authority;
+    expect(authority('http://elsewhere.example/p/alice')).toBe('elsewhere.example');
+    expect(authority('HTTPS://user:pw@elsewhere.example:8443?x=1')).toBe('elsewhere.example:8443');
+    expect(authority('http://[::1]:8080/')).toBe('[::1]:8080');
+    expect(authority('/p/alice')).toBeUndefined();
   });
 
   test('anything else that is not a path stays as it is, and matches no route', () => {
