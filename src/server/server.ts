@@ -63,6 +63,8 @@ export async function createSiteServer(distDir: string, options: SiteServerOptio
     }
     // Node keeps the first of two Host headers; RFC 9112 §3.2 asks for a 400 (the two may name different sites).
     if (hostHeaders(req.rawHeaders) > 1) return send(res, requestError(400, 'A request must have one Host header, not several (RFC 9112 §3.2).'));
+    // And for one that is no host (`a b`, `x/y`): Node takes any value.
+    if (req.headers.host !== undefined && !HOST_VALUE.test(req.headers.host)) return send(res, requestError(400, 'The Host header is no host[:port] (RFC 9112 §3.2).'));
     // Pinned: the whole request is answered from this release, even if another is switched in meanwhile.
     const answered = answer(new NodeRequest(req, target), current.files);
     if (answered instanceof Promise) return answered.then((r) => send(res, r)).catch((error: unknown) => failed(req, res, error));
@@ -165,6 +167,9 @@ class NodeRequest extends TargetRequest {
     return Array.isArray(v) ? v.join(', ') : v;
   }
 }
+
+/** A Host value: `uri-host [ ":" port ]` (RFC 3986 §3.2.2: a reg-name, IPv4, or an IP literal in brackets), or empty (HTTP/1.0 proxies send one). */
+const HOST_VALUE = /^(?:\[[0-9A-Za-z:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::\d*)?$/;
 
 /** `METHOD target HTTP/x.y`, the method a token (RFC 9110 §9.1). */
 const REQUEST_LINE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ [^ \r\n]+ HTTP\/\d\.\d\r\n/;

@@ -45,7 +45,7 @@ describe('a profile on its own domain', () => {
 
   test('any other host, or a host that is not a host name, gets the home page', async () => {
     const home = file('index.html');
-    for (const host of ['localhost', 'profiles.example.net', 'bob.example.com', 'example.com', 'alice.example.com.evil.test', '[::1]:8080', 'alice.example.com:x', 'constructor', '__proto__']) {
+    for (const host of ['localhost', 'profiles.example.net', 'bob.example.com', 'example.com', 'alice.example.com.evil.test', '[::1]:8080', 'constructor', '__proto__']) {
       const r = await rawRequest(service.base, '/', { headers: { host } });
       expect(r.status, host).toBe(200);
       expect(r.body.equals(home), host).toBe(true);

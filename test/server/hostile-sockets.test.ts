@@ -232,6 +232,17 @@ describe('malformed requests get well-formed answers', () => {
     expect((await rawRequest(server.base, '/api/v1/users/alice')).status).toBe(200);
   });
 
+  test('a Host that is no host[:port]: a JSON 400 (RFC 9112 §3.2); any host name, address or an empty one is served', async () => {
+    const { server } = await serveRelease();
+    for (const host of ['a b', 'x/y', 'alice.example.com:x', 'a@b', '[::1', 'é.example']) {
+      const body = expectRequestError(await rawRequest(server.base, '/api/v1/users/alice', { headers: { host } }), 400);
+      expect(body.error.message, host).toMatch(/Host header is no host/);
+    }
+    for (const host of ['', 'localhost', 'ALICE.example.com.:8080', '127.0.0.1:4321', '[::1]:8080', 'xn--bcher-kva.example', 'constructor']) {
+      expect((await rawRequest(server.base, '/api/v1/users/alice', { headers: { host } })).status, host).toBe(200);
+    }
+  });
+
   test('CONNECT: a JSON 405 with Allow, and the connection closed', async () => {
     const { server } = await serveRelease();
     const r = await rawExchange(server.base, Buffer.from('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'));
