@@ -279,6 +279,8 @@ function apiRoute(req: ApiRequest, files: ReleaseFiles): MaybePromise<ApiRespons
     const segment = path.slice(USER_PREFIX.length);
     // One segment only: `/api/v1/users/alice/x.css` must not be a profile an edge would cache as CSS.
     if (segment.includes('/')) return notFound(req);
+    // `/api/v1/users/?username=alice` is a path form with no name: say where the name goes.
+    if (segment === '') return errorJson(400, 'MISSING_USERNAME', `${MISSING_USERNAME_MESSAGE} Put it in the path (\`${USER_PREFIX}alice\`) or the query with no \`/\` before \`?\` (\`${USERS_PATH}?username=alice\`).`, req);
     return userByPath(req, files, segment);
   }
   if (path === CREATORS_PATH) return req.search === '' ? creatorsFirstPage(req, files) : creators(req, files);

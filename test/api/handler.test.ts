@@ -93,6 +93,7 @@ describe('lookup by query', () => {
   test('missing, empty and malformed usernames are 400s with a message', async () => {
     expect((await fails('/api/v1/users', 400, 'MISSING_USERNAME')).error.message).toMatchInlineSnapshot(`"The \`username\` query parameter is required, e.g. ?username=alice."`);
     await fails('/api/v1/users?username=', 400, 'MISSING_USERNAME');
+    expect((await fails('/api/v1/users/?username=alice', 400, 'MISSING_USERNAME')).error.message).toMatchInlineSnapshot(`"A username is required. Put it in the path (\`/api/v1/users/alice\`) or the query with no \`/\` before \`?\` (\`/api/v1/users?username=alice\`)."`);
     await fails('/api/v1/users?username=%20%40%20', 400, 'MISSING_USERNAME');
     await fails('/api/v1/users?username=@@alice', 400, 'INVALID_USERNAME');
     await fails('/api/v1/users?username=al%20ice', 400, 'INVALID_USERNAME');
