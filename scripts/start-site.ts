@@ -22,6 +22,7 @@ import { contentDirFromEnv } from '../src/content/load.ts';
 import { distDirFromEnv } from '../src/config.ts';
 import { servedRelease } from '../src/release/releases.ts';
 import { Builder, spawnBuilder, type Rebuilt } from '../src/build/rebuilds.ts';
+import { watchTree } from './support/watch-tree.ts';
 
 const cli = parseCli({
   name: 'start',
@@ -130,7 +131,8 @@ function rebuildOnChange(dir: string, build: (changed: readonly string[]) => Pro
       } else if (pending && !timer) startBuild();
     }
   };
-  const watcher = fs.watch(dir, { recursive: true }, (_event, file) => {
+  // Hidden folders (`.git`) are not watched at all: a `git commit` writes many files there.
+  const watcher = watchTree(dir, (file) => {
     if (!changesBuild(file)) return;
     sinceGood.add(file ?? '.');
     sinceThis.add(file ?? '.');
@@ -138,8 +140,7 @@ function rebuildOnChange(dir: string, build: (changed: readonly string[]) => Pro
     if (!started) return;
     clearTimeout(timer);
     timer = setTimeout(startBuild, DEBOUNCE_MS);
-  });
-  watcher.on('error', (e) => console.error(`start: stopped watching ${dir}: ${e.message}; restart to watch again.`));
+  }, (folder) => path.basename(folder).startsWith('.'), (e) => console.error(`start: stopped watching ${dir}: ${e.message}; restart to watch again.`));
   return {
     start() {
       started = true;

@@ -86,6 +86,15 @@ describe('npm start watches the content folder', () => {
     await until('fixed displayName', async () => ((await displayName()) === 'Bob Fixed' ? true : undefined));
   }, 180_000);
 
+  test('a file saved by replacing it (sed -i, an editor\'s atomic save) is built, and so is every edit of it after', async () => {
+    const text = fs.readFileSync(profile, 'utf8');
+    fs.writeFileSync(`${profile}.tmp`, text.replace(/^displayName: .*$/m, 'displayName: Bob Replaced'));
+    fs.renameSync(`${profile}.tmp`, profile);
+    await until('the replaced displayName', async () => ((await displayName()) === 'Bob Replaced' ? true : undefined));
+    fs.writeFileSync(profile, text.replace(/^displayName: .*$/m, 'displayName: Bob In Place'));
+    await until('the displayName written in place after', async () => ((await displayName()) === 'Bob In Place' ? true : undefined));
+  }, 120_000);
+
   test('a hidden file (an editor\'s swap file) is no change', async () => {
     const building = count(start.output(), 'building ...');
     fs.writeFileSync(path.join(content, 'profiles', '.bob.yaml.swp'), 'x');
