@@ -1,6 +1,6 @@
 // Parses one content YAML file strictly and validates it with a schema, turning every YAML and
 // schema problem into a ContentProblem with line, column and a hint.
-import { LineCounter, isAlias, isCollection, isMap, isScalar, isSeq, parseDocument, visit, type Document, type Node, type Scalar, type YAMLMap } from 'yaml';
+import { LineCounter, isAlias, isCollection, isMap, isNode, isScalar, isSeq, parseDocument, visit, type Alias, type Document, type Node, type Scalar, type YAMLMap } from 'yaml';
 import type { z } from 'astro/zod';
 import { closest, formatKeyPath, type ContentProblem } from './problems.ts';
 import { parseSimpleYaml } from './simple-yaml.ts';
@@ -80,6 +80,13 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
   // A mapping or list as a key has no JSON form: `toJS` would turn it into text, with a warning on the console.
   for (const { node, kind } of collectionKeys(doc)) {
     problems.push({ file, ...at(node.range?.[0]), message: `a ${kind} is used as a key`, hint: 'a key is text: write `key: value`, with no `{`, `[` or `?` before the key' });
+  }
+  for (const { alias, anchor } of privateAliases(doc)) {
+    problems.push({
+      file, ...at(alias.range?.[0]),
+      message: `\`*${alias.source}\` copies a value from under \`${PRIVATE_KEY}:\` (\`&${alias.source}\`, line ${at(anchor.range?.[0]).line}) out of it, where it would be published`,
+      hint: 'write the public value out in full: nothing under `private:` is ever published, and no alias may carry it out',
+    });
   }
   if (problems.length) return { ok: false, problems };
 
@@ -183,6 +190,31 @@ export function duplicateKeys(doc: Document.Parsed): number[] {
 }
 
 /** The keys that are mappings or lists (`{ a: 1 }: x`, `? [a]`), aliases of one included. */
+/** The top-level key whose value is never published (src/schemas/profile.ts). */
+const PRIVATE_KEY = 'private';
+
+/**
+ * Aliases outside the top-level `private:` value whose anchor is inside it: `displayName: *n` with
+ * `&n` under `private:` would publish what the file keeps private (merge keys `<<: *n` included).
+ */
+function privateAliases(doc: Document.Parsed): { alias: Alias; anchor: Node }[] {
+  const root = doc.contents;
+  const pair = isMap(root) ? root.items.find((p) => isScalar(p.key) && p.key.value === PRIVATE_KEY) : undefined;
+  if (!pair || !isNode(pair.value)) return [];
+  const inside = new Set<unknown>();
+  visit(pair.value, { Node(_, node) { inside.add(node); } });
+  inside.add(pair.value);
+  const found: { alias: Alias; anchor: Node }[] = [];
+  visit(doc, {
+    Alias(_, alias) {
+      if (inside.has(alias)) return;
+      const anchor = alias.resolve(doc);
+      if (anchor && inside.has(anchor)) found.push({ alias, anchor });
+    },
+  });
+  return found;
+}
+
 function collectionKeys(doc: Document.Parsed): { node: Node; kind: 'mapping' | 'list' }[] {
   const found: { node: Node; kind: 'mapping' | 'list' }[] = [];
   visit(doc, {

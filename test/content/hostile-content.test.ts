@@ -165,6 +165,22 @@ describe('links are never followed', () => {
   });
 });
 
+describe('what is private stays private', () => {
+  test('an alias (or merge key) outside `private:` of an anchor inside it is refused at its line; aliases within either side pass', () => {
+    const { dir } = fixtureCopy();
+    const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, 'profiles', `${name}.yaml`), text);
+    write('leak1', `private:\n  name: &n LEAKED-ONE\ndisplayName: *n\ncreatedAt: 2024-11-02T00:00:00Z\n`);
+    write('leak2', `private:\n  m: &m { bio: LEAKED-TWO }\ndisplayName: Two\ncreatedAt: 2024-11-02T00:00:00Z\n<<: *m\n`);
+    write('leak3', `private: &p\n  email: leaked@example.com\ndisplayName: Three\ncreatedAt: 2024-11-02T00:00:00Z\nsocials: *p\n`);
+    write('fine', `displayName: &d Fine\ncreatedAt: 2024-11-02T00:00:00Z\nprivate:\n  copy: *d\n  note: &q x\n  again: *q\n`);
+    const problems = report(dir);
+    expect(problems.filter((p) => p.includes('profiles/fine.yaml'))).toEqual([]);
+    for (const [name, line] of [['leak1', 3], ['leak2', 5], ['leak3', 5]] as const) {
+      expect(problems.some((p) => p.includes(`profiles/${name}.yaml:${line}:`) && /copies a value from under `private:`/.test(p)), `${name}: ${problems.join('\n')}`).toBe(true);
+    }
+  });
+});
+
 describe('images are checked by their bytes', () => {
   test('an image of each type passes: PNG, JPEG, GIF, WebP, AVIF', () => {
     const { dir } = fixtureCopy();
