@@ -33,6 +33,12 @@ if (values.list) {
   process.exit(0);
 }
 
+// Nothing built yet: nothing to go back to, and no folder to take the lock in.
+if (!releases.length) {
+  console.error(`rollback: no releases beside ${shown}: run \`npm run build\` first.`);
+  process.exit(1);
+}
+
 // Not while a build runs: it may be about to switch, or to prune the release rolled back to.
 let lock;
 try {

@@ -57,6 +57,17 @@ describe('npm run rollback', () => {
     expect(fs.readdirSync(path.dirname(dist)).sort()).toEqual(['dist', 'dist.releases']);
   });
 
+  test('before any build: one line that says to build, for a rollback and for `--to`, and no folder made', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rollback-'));
+    made.push(dir);
+    for (const args of [[], ['--to', 'x']]) {
+      const r = rollback(path.join(dir, 'dist'), ...args);
+      expect(r.status, args.join(' ')).toBe(1);
+      expect(r.stderr.trim(), args.join(' ')).toMatch(/^rollback: no releases beside .*dist: run `npm run build` first\.$/);
+    }
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
   test('refuses while a build holds the lock, and changes nothing', () => {
     const { dist, ids } = threeReleases();
     const lock = acquireBuildLock(path.join(releasesDir(dist), LOCK_FILE));
