@@ -207,7 +207,7 @@ async function runBuildSteps(o: BuildOptions, heavy: () => void): Promise<number
   if ('problems' in read) {
     for (const p of read.problems) console.error(formatProblem(p));
     console.error(`\n${read.problems.length} problem(s) in ${path.relative(process.cwd(), o.contentDir) || o.contentDir}. Nothing was built; ${path.relative(process.cwd(), o.distDir)}/ is untouched.`);
-    console.error('Fix each line above (the hint says how), then run `npm run check` to try again quickly.');
+    console.error('Fix each line above (the hint says how), then run `npm run check` (with this SITE_URL) to try again quickly.');
     return stop(1);
   }
   await faultPoint('validated');

@@ -66,6 +66,8 @@ describe('.github/workflows/site.yml', () => {
     expect(ci < check && check < tests && tests < buildStep).toBe(true);
     // No .br/.gz copies: GitHub compresses by itself and would serve them only at their own addresses.
     expect(build.steps[buildStep]!.env).toMatchObject({ DEPLOY_TARGET: 'static', PRECOMPRESS: '0', SITE_URL: expect.stringContaining('vars.SITE_URL') });
+    // The check knows the site's host too, so a custom domain that is that host shows on its line.
+    expect(build.steps[check]!.env).toMatchObject({ SITE_URL: expect.stringContaining('vars.SITE_URL') });
     const upload = stepUsing(build, 'actions/upload-pages-artifact')!;
     expect(upload, 'the build uploads the Pages artifact').toBeDefined();
     expect(build.steps.indexOf(upload)).toBeGreaterThan(buildStep);
