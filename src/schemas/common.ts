@@ -78,13 +78,14 @@ export const text = (max: number, { multiline = false } = {}) => {
   const control = multiline ? 'must not contain control characters' : 'must be one line without control characters';
   const editorPatterns: EditorPattern[] = [
     { pattern: `^[\\s\\S]{0,${max}}$`, message: tooLong },
-    { pattern: multiline ? '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' : '^[^\\u0000-\\u001f\\u007f-\\u009f]*$', message: control },
+    { pattern: multiline ? '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$' : '^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$', message: control },
     { pattern: '^[^\\u202a-\\u202e\\u2066-\\u2069]*$', message: BIDI_RULE },
     { pattern: '^[^\\ud800-\\udfff]*$', message: SURROGATE_RULE },
   ];
   return z.string({ error: 'must be text' })
     .refine((s) => charLength(s) <= max, { error: tooLong })
-    .refine((s) => !CONTROL.test(s) && (multiline || !/[\t\n]/.test(s)), { error: control })
+    // One line: no tab or line feed, nor Unicode's line and paragraph separators (U+2028, U+2029).
+    .refine((s) => !CONTROL.test(s) && (multiline || !/[\t\n\u2028\u2029]/.test(s)), { error: control })
     .refine((s) => !BIDI_CONTROL.test(s), { error: BIDI_RULE })
     .refine((s) => !LONE_SURROGATE.test(s), { error: SURROGATE_RULE })
     .meta({ editorPatterns });

@@ -44,6 +44,11 @@ describe('profile schema', () => {
         "profiles/alice.yaml:1:14 \`displayName\`: must be one line without control characters",
       ]
     `);
+    // Unicode's line and paragraph separators break a line too, raw or escaped.
+    for (const sep of ['\\u2028', '\\u2029', '\u2028']) {
+      expect(problems(`displayName: "a${sep}b"\ncreatedAt: 2021-03-14T09:26:53Z\n`), sep).toEqual(['profiles/alice.yaml:1:14 `displayName`: must be one line without control characters']);
+    }
+    expect(value(`${BASE}bio: "one\\u2028two"\n`).bio).toBe('one\u2028two');
   });
 
   test('bio is text of at most 1000 characters, newlines allowed', () => {
