@@ -7,7 +7,9 @@ export type Badge = (typeof BADGES)[number];
 
 /** A bare host name: labels of letters, digits and `-`, at least one dot, no scheme, path or port. */
 const HOST_RULE = 'must be a bare host name like `alice.example.com`: no `https://`, path or port';
-const URL_RULE = 'must be a full `https://` or `http://` address, like `https://github.com/alice`';
+const URL_RULE = 'must be a full `https://` or `http://` address with a host name, like `https://github.com/alice` (not an IP address or a name without a dot, like `localhost`)';
+/** `https://github.com@evil.example/` goes to evil.example: a user name before `@` passes for the host. */
+const USERINFO_RULE = 'must not hold a user name or password before the host (`name@`): `https://github.com@evil.example` goes to evil.example';
 
 export const SocialSchema = z.strictObject({
   /** Lowercase platform name, e.g. `github`, `youtube`, `mastodon`. */
@@ -21,12 +23,14 @@ export const SocialSchema = z.strictObject({
     error: URL_RULE,
   }).max(2048, { error: 'must be at most 2048 characters' })
     .refine((u) => !URL_FORBIDDEN.test(u), { error: URL_FORBIDDEN_RULE })
+    .refine((u) => !URL.canParse(u) || (new URL(u).username === '' && new URL(u).password === ''), { error: USERINFO_RULE })
     .meta({
       description: 'The full address of the profile on that platform, `https://` or `http://`, e.g. `https://github.com/alice`.',
       // The scheme only: the host is checked on the parsed URL (IDNA, percent-decoding), which a pattern cannot follow.
       editorPatterns: [
         { pattern: '^https?:', caseInsensitive: true, message: URL_RULE },
         { pattern: `^[^${URL_FORBIDDEN.source.slice(1, -1)}]*$`, message: URL_FORBIDDEN_RULE },
+        { pattern: '^(?![a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]*@)', message: USERINFO_RULE },
       ],
     }),
 });

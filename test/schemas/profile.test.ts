@@ -192,14 +192,22 @@ describe('profile schema', () => {
     `);
     expect(problems(`${BASE}socials:\n  - platform: x\n    url: javascript:alert(1)\n`)).toMatchInlineSnapshot(`
       [
-        "profiles/alice.yaml:5:10 \`socials[0].url\`: must be a full \`https://\` or \`http://\` address, like \`https://github.com/alice\`",
+        "profiles/alice.yaml:5:10 \`socials[0].url\`: must be a full \`https://\` or \`http://\` address with a host name, like \`https://github.com/alice\` (not an IP address or a name without a dot, like \`localhost\`)",
       ]
     `);
     expect(problems(`${BASE}socials:\n  - platform: x\n    url: ftp://example.com/a\n`)).toHaveLength(1);
+    // A user name or password before the host: the address goes where the part after `@` says.
+    for (const url of ['https://github.com@evil.example/', 'https://user:pass@example.net/', 'http://:x@example.net']) {
+      expect(problems(`${BASE}socials:\n  - platform: github\n    url: ${url}\n`), url).toEqual([
+        'profiles/alice.yaml:5:10 `socials[0].url`: must not hold a user name or password before the host (`name@`): `https://github.com@evil.example` goes to evil.example',
+      ]);
+    }
+    expect(value(`${BASE}socials:\n  - platform: mastodon\n    url: https://mastodon.social/@alice\n`).socials[0]!.url).toBe('https://mastodon.social/@alice');
+    for (const url of ['https://127.0.0.1/x', 'http://localhost/x']) expect(problems(`${BASE}socials:\n  - platform: x\n    url: ${url}\n`)[0], url).toMatch(/not an IP address or a name without a dot/);
     expect(problems(`${BASE}socials:\n  - platform: github\n    link: https://github.com/a\n`)).toMatchInlineSnapshot(`
       [
         "profiles/alice.yaml:4:5 \`socials[0].url\`: missing required key \`url\`
-          hint: add a \`url:\` line; its value must be a full \`https://\` or \`http://\` address, like \`https://github.com/alice\`",
+          hint: add a \`url:\` line; its value must be a full \`https://\` or \`http://\` address with a host name, like \`https://github.com/alice\` (not an IP address or a name without a dot, like \`localhost\`)",
         "profiles/alice.yaml:5:5 \`socials[0].link\`: unknown key \`link\`
           hint: the keys allowed here are \`platform\`, \`url\`",
       ]

@@ -291,7 +291,7 @@ describe('the editor (yaml-language-server) and `npm run check` on the same file
         "3 must be an ISO 8601 date-time with a zone, like \`2021-03-14T09:26:53Z\` or \`2021-03-14T11:26:53+02:00\`",
         "4 Array has duplicate items.",
         "6 must be a lowercase platform name like \`github\` (a-z, 0-9, \`.\`, \`-\`)",
-        "7 must be a full \`https://\` or \`http://\` address, like \`https://github.com/alice\`",
+        "7 must be a full \`https://\` or \`http://\` address with a host name, like \`https://github.com/alice\` (not an IP address or a name without a dot, like \`localhost\`)",
         "8 Value is below the minimum of 0.",
         "9 must be the id of a file in content/decorations/ (its name without \`.yaml\`)",
       ]
