@@ -110,6 +110,7 @@ function scanContent(dir: string): Scan {
   if (!tree.files.has('profiles') && !refused.has(path.join(dir, 'profiles'))) {
     problems.push({ file: path.join(dir, 'profiles'), message: 'the `profiles/` folder is missing', hint: 'create it and add one `<username>.yaml` file per profile' });
   }
+  problems.push(...misplacedYaml(dir, tree.files));
 
   const yamlFiles = (sub: string, idPattern: RegExp, rule: string) => {
     const folder = path.join(dir, sub);
@@ -169,6 +170,37 @@ function scanContent(dir: string): Scan {
   const profileNames = new Set([...listed('profiles'), ...refusedIn('profiles')]);
   const refusedFolders = new Set(['profiles', 'avatars', 'decorations'].filter((sub) => refused.has(path.join(dir, sub))));
   return { content, problems, warnings, reader, profileFiles, creatorFiles, avatars, profileNames, refusedFolders, hasViews: listed('stats').includes('views.yaml') };
+}
+
+/** The folders of the content format, each read for what it holds. */
+const CONTENT_FOLDERS = ['profiles', 'creators', 'decorations', 'avatars', 'stats'];
+
+/**
+ * A YAML file where nothing reads it though it was surely meant to be read: in a folder below
+ * `profiles/` (or another content folder), or in a misspelt one (`profile/`). Merged there, a
+ * profile would never be published, and nothing would say so. Hidden folders (`.github`), the top
+ * of the folder and folders named unlike any of the format's (a content repository's own files) are
+ * left alone.
+ */
+function misplacedYaml(dir: string, files: ReadonlyMap<string, readonly string[]>): ContentProblem[] {
+  const problems: ContentProblem[] = [];
+  for (const [rel, names] of files) {
+    if (rel === '' || CONTENT_FOLDERS.includes(rel)) continue;
+    const parts = rel.split(path.sep);
+    if (parts.some((p) => p.startsWith('.'))) continue;
+    const top = parts[0]!;
+    const known = CONTENT_FOLDERS.includes(top);
+    const near = known ? undefined : closest(top.toLowerCase(), CONTENT_FOLDERS) ?? (CONTENT_FOLDERS.includes(top.toLowerCase()) ? top.toLowerCase() : undefined);
+    if (!known && !near) continue;
+    for (const name of names) {
+      if (!/\.ya?ml$/i.test(name)) continue;
+      const file = path.join(dir, rel, name);
+      problems.push(known
+        ? { file, message: `is in a folder below \`${top}/\`, where no file is read`, hint: `move it into \`${top}/\` itself` }
+        : { file, message: `is in \`${top}/\`, a folder the site does not read`, hint: `did you mean \`${near}/\`? Move it there` });
+    }
+  }
+  return problems;
 }
 
 /** What the content is checked against beyond itself. */

@@ -153,6 +153,26 @@ describe('checks across files', () => {
       ]
     `);
   });
+  test('YAML where nothing reads it but surely meant to be read (below profiles/, a misspelt folder) is refused; a repository\'s own files are not', () => {
+    const P = 'displayName: Zed\ncreatedAt: 2024-11-02T00:00:00Z\n';
+    expect(report(contentWith({
+      'profiles/sub/zed.yaml': P, 'creators/old/bob.yaml': 'featured: true\n', 'profile/yan.yaml': P, 'Creators/x.yml': 'a: 1\n',
+      // Left alone: the top of the folder, hidden folders, folders named unlike the format's, non-YAML files.
+      'docker-compose.yaml': 'a: 1\n', '.github/workflows/site.yml': 'on: push\n', 'docs/config.yaml': 'a: 1\n', 'profile/README.md': '# notes\n',
+    }))).toMatchInlineSnapshot(`
+      [
+        "creators/old/bob.yaml: is in a folder below \`creators/\`, where no file is read
+          hint: move it into \`creators/\` itself",
+        "Creators/x.yml: is in \`Creators/\`, a folder the site does not read
+          hint: did you mean \`creators/\`? Move it there",
+        "profile/yan.yaml: is in \`profile/\`, a folder the site does not read
+          hint: did you mean \`profiles/\`? Move it there",
+        "profiles/sub/zed.yaml: is in a folder below \`profiles/\`, where no file is read
+          hint: move it into \`profiles/\` itself",
+      ]
+    `);
+  });
+
   test('a profile named like a file the site writes for itself (`index`) is refused, as a creator too', () => {
     const profile = 'displayName: Index\ncreatedAt: 2021-03-14T09:26:53Z\n';
     const dir = contentWith({ 'profiles/index.yaml': profile, 'creators/index.yaml': 'category: art\n' });
