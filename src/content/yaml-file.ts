@@ -147,6 +147,11 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
       });
       continue;
     }
+    if (keys.length === 0 && issue.code === 'invalid_type') {
+      const kind = Array.isArray(data) ? 'a list' : typeof data === 'string' ? 'a line of text' : typeof data === 'number' ? 'a number' : 'a single value';
+      problems.push({ file, line: 1, column: 1, message: `holds ${kind}, not keys and values`, hint: 'write one `key: value` per line, with no `-` before the keys' });
+      continue;
+    }
     problems.push({ file, ...at(node?.range?.[0]), keyPath: formatKeyPath(keys) || undefined, message: issue.message });
   }
   return { ok: false, problems };
@@ -157,6 +162,10 @@ function yamlMessage(code: string, message: string): { message: string; hint?: s
   switch (code) {
     case 'DUPLICATE_KEY':
       return { message: 'a key appears twice in the same mapping', hint: 'keep one of them: YAML would silently use only one' };
+    case 'MULTIPLE_DOCS':
+      return { message: 'a second YAML document starts here (a `---` line): a content file is one document', hint: 'remove the `---` line, and merge what follows it into the keys above' };
+    case 'RESOURCE_EXHAUSTION':
+      return { message: 'is nested too deeply to be read', hint: 'a content file holds keys, text and short lists: remove the nested brackets' };
     case 'TAG_RESOLVE_FAILED':
     case 'BAD_TAG':
       return { message: `custom YAML tags are not allowed (${first})`, hint: 'remove the `!tag` and write a plain value' };
@@ -189,7 +198,6 @@ export function duplicateKeys(doc: Document.Parsed): number[] {
   return found;
 }
 
-/** The keys that are mappings or lists (`{ a: 1 }: x`, `? [a]`), aliases of one included. */
 /** The top-level key whose value is never published (src/schemas/profile.ts). */
 const PRIVATE_KEY = 'private';
 
@@ -215,6 +223,7 @@ function privateAliases(doc: Document.Parsed): { alias: Alias; anchor: Node }[] 
   return found;
 }
 
+/** The keys that are mappings or lists (`{ a: 1 }: x`, `? [a]`), aliases of one included. */
 function collectionKeys(doc: Document.Parsed): { node: Node; kind: 'mapping' | 'list' }[] {
   const found: { node: Node; kind: 'mapping' | 'list' }[] = [];
   visit(doc, {

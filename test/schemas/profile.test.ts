@@ -20,6 +20,14 @@ describe('profile schema', () => {
     expect(value(BASE)).toEqual({ displayName: 'Alice', createdAt: '2021-03-14T09:26:53Z', bio: '', views: 0, badges: [], socials: [] });
   });
 
+  test('a file that is not one mapping of keys says what it is instead, at its line, in words', () => {
+    expect(problems('displayName: A\ncreatedAt: 2024-01-01T00:00:00Z\n---\nbio: x\n')).toEqual(['profiles/alice.yaml:3:1: a second YAML document starts here (a `---` line): a content file is one document\n    hint: remove the `---` line, and merge what follows it into the keys above']);
+    for (const [yaml, kind] of [['- displayName: A\n- createdAt: x\n', 'a list'], ['just a name\n', 'a line of text'], ['42\n', 'a number']]) {
+      expect(problems(yaml), kind).toEqual([`profiles/alice.yaml:1:1: holds ${kind}, not keys and values\n    hint: write one \`key: value\` per line, with no \`-\` before the keys`]);
+    }
+    expect(problems(`displayName: ${'['.repeat(5000)}\n`)[0]).toMatch(/^profiles\/alice\.yaml:1:\d+: is nested too deeply to be read\n/);
+  });
+
   test('displayName is required, 1-64 characters counted as people count them', () => {
     expect(problems('createdAt: 2021-03-14T09:26:53Z\n')).toMatchInlineSnapshot(`
       [
