@@ -111,10 +111,25 @@ export const URL_FORBIDDEN_RULE = 'must not contain spaces, control, invisible o
 export const DATE_RANGE_PATTERN = /^(?:(?![0-9]{4}-)|(?!1970-01-01T.*[+-](?!00:00)[0-9]{2}:[0-9]{2}$)(?!9999-12-31T.*[+-](?!00:00)[0-9]{2}:[0-9]{2}$)(?:19[7-9][0-9]|[2-9][0-9]{3})-)/;
 export const DATE_RANGE_RULE = 'must be in the years 1970 to 9999, and in UTC (`Z`) on 1970-01-01 and 9999-12-31: answers publish it in UTC with a four-digit year';
 
+const COUNT_RULE = 'must be a whole number >= 0';
+/**
+ * A count of views: a whole number from 0 to 2^53 - 1, the largest JSON carries exactly; a bigger
+ * one is said to be too big, not "not a whole number".
+ */
+export const viewCount = () => z.int({
+  // Called without an issue by the editor schemas (src/tools/json-schemas.ts): the rule.
+  error: (issue) => (typeof issue?.input === 'number' && Number.isInteger(issue.input) ? `must be at most ${Number.MAX_SAFE_INTEGER.toLocaleString('en')}` : COUNT_RULE),
+}).min(0, { error: COUNT_RULE });
+
+const DATE_TIME_RULE = 'must be an ISO 8601 date-time with a zone, like `2021-03-14T09:26:53Z` or `2021-03-14T11:26:53+02:00`';
+/** The shape of a date-time: what fails with it is a day, month or hour that does not exist (`2025-02-30`). */
+const DATE_TIME_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/;
 /** An ISO 8601 date-time with a zone, e.g. `2021-03-14T09:26:53Z` or `2022-07-04T15:30:00+02:00`, in DATE_RANGE_PATTERN's years. */
 export const DateTimeSchema = z.iso.datetime({
   offset: true,
-  error: 'must be an ISO 8601 date-time with a zone, like `2021-03-14T09:26:53Z` or `2021-03-14T11:26:53+02:00`',
+  error: (issue) => (typeof issue?.input === 'string' && DATE_TIME_SHAPE.test(issue.input)
+    ? 'is written as a date-time but names none that exists: check the day of the month (February has 28, or 29 in a leap year), the month (01-12), the hour (00-23) and the minutes and seconds (00-59)'
+    : DATE_TIME_RULE),
 }).refine((s) => DATE_RANGE_PATTERN.test(s), { error: DATE_RANGE_RULE })
   .meta({ editorPatterns: [{ pattern: DATE_RANGE_PATTERN.source, message: DATE_RANGE_RULE }] });
 

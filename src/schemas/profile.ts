@@ -1,5 +1,5 @@
 import { z } from 'astro/zod';
-import { DECORATION_ID_PATTERN, DateTimeSchema, HOST_PATTERN, IMAGE_FILE_PATTERN, IMAGE_TYPES, NOT_EMPTY, text, URL_FORBIDDEN, URL_FORBIDDEN_RULE, hasVisible } from './common.ts';
+import { DECORATION_ID_PATTERN, DateTimeSchema, HOST_PATTERN, IMAGE_FILE_PATTERN, IMAGE_TYPES, NOT_EMPTY, text, URL_FORBIDDEN, URL_FORBIDDEN_RULE, hasVisible, viewCount } from './common.ts';
 
 /** The badges a profile can carry, in the order they are listed in answers. */
 export const BADGES = ['verified', 'official', 'helper'] as const;
@@ -76,7 +76,7 @@ export const ProfileSchema = z.strictObject({
       editorPatterns: [{ pattern: HOST_PATTERN.source, caseInsensitive: true, message: HOST_RULE }],
     }),
   /** Page views; a count in `content/stats/views.yaml` replaces it. */
-  views: z.int({ error: 'must be a whole number >= 0' }).min(0, { error: 'must be a whole number >= 0' }).default(0)
+  views: viewCount().default(0)
     .meta({ description: 'Page views, a whole number >= 0. A count for this profile in `content/stats/views.yaml` replaces it.' }),
   /** Badges shown on the profile. */
   badges: z.array(z.enum(BADGES, { error: `must be one of ${BADGES.map((b) => `\`${b}\``).join(', ')}` }), {

@@ -85,9 +85,14 @@ describe('profile schema', () => {
         "profiles/alice.yaml:2:12 \`createdAt\`: must be an ISO 8601 date-time with a zone, like \`2021-03-14T09:26:53Z\` or \`2021-03-14T11:26:53+02:00\`",
       ]
     `);
+    expect(problems(`${BASE}views: 99999999999999999999\n`)).toEqual(['profiles/alice.yaml:3:8 `views`: must be at most 9,007,199,254,740,991']);
+    expect(problems(`${BASE}views: 1.5\n`)).toEqual(['profiles/alice.yaml:3:8 `views`: must be a whole number >= 0']);
+    for (const bad of ['2025-13-01T00:00:00Z', '2025-01-01T25:00:00Z', '2025-02-29T00:00:00+01:00']) {
+      expect(problems(`displayName: A\ncreatedAt: ${bad}\n`)[0], bad).toMatch(/names none that exists/);
+    }
     expect(problems('displayName: A\ncreatedAt: 2021-02-30T09:26:53Z\n')).toMatchInlineSnapshot(`
       [
-        "profiles/alice.yaml:2:12 \`createdAt\`: must be an ISO 8601 date-time with a zone, like \`2021-03-14T09:26:53Z\` or \`2021-03-14T11:26:53+02:00\`",
+        "profiles/alice.yaml:2:12 \`createdAt\`: is written as a date-time but names none that exists: check the day of the month (February has 28, or 29 in a leap year), the month (01-12), the hour (00-23) and the minutes and seconds (00-59)",
       ]
     `);
   });
