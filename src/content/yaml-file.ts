@@ -60,7 +60,7 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
   }
   const found = [
     ...[...doc.errors, ...doc.warnings].map((err) => ({ offset: err.pos[0], code: err.code, message: err.message })),
-    ...duplicateKeys(doc).map((offset) => ({ offset, code: 'DUPLICATE_KEY', message: '' })),
+    ...duplicateKeys(doc).map(({ offset, key }) => ({ offset, code: 'DUPLICATE_KEY', message: key })),
   ].sort((a, b) => a.offset - b.offset);
   for (const { offset, code, message } of found.slice(0, MAX_YAML_PROBLEMS)) problems.push({ file, ...at(offset), ...yamlMessage(code, message) });
   if (found.length > MAX_YAML_PROBLEMS) {
@@ -161,7 +161,7 @@ function yamlMessage(code: string, message: string): { message: string; hint?: s
   const first = message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
   switch (code) {
     case 'DUPLICATE_KEY':
-      return { message: 'a key appears twice in the same mapping', hint: 'keep one of them: YAML would silently use only one' };
+      return { message: `the key \`${message}\` appears twice in the same mapping`, hint: 'keep one of them: YAML would silently use only one' };
     case 'MULTIPLE_DOCS':
       return { message: 'a second YAML document starts here (a `---` line): a content file is one document', hint: 'remove the `---` line, and merge what follows it into the keys above' };
     case 'RESOURCE_EXHAUSTION':
@@ -179,8 +179,8 @@ function yamlMessage(code: string, message: string): { message: string; hint?: s
  * `uniqueKeys` reports (scalar keys with the same value; an empty key twice), found with one set per
  * mapping, so the time is linear in the number of keys.
  */
-export function duplicateKeys(doc: Document.Parsed): number[] {
-  const found: number[] = [];
+export function duplicateKeys(doc: Document.Parsed): { offset: number; key: string }[] {
+  const found: { offset: number; key: string }[] = [];
   const EMPTY = Symbol('empty key');
   visit(doc, {
     Map(_, map) {
@@ -191,7 +191,7 @@ export function duplicateKeys(doc: Document.Parsed): number[] {
         const value = key === null ? EMPTY : key.value;
         if (!seen.has(value)) { seen.add(value); continue; }
         const start = (key as Node | null)?.range?.[0] ?? (pair.value as Node | null)?.range?.[0];
-        if (start !== undefined) found.push(start);
+        if (start !== undefined) found.push({ offset: start, key: key === null ? '' : String(key.source ?? key.value) });
       }
     },
   });

@@ -169,8 +169,8 @@ export function imageProblem(file: string, size: number, at: ReadAt): { message:
   const kind = imageKindOf(head)!;
   if (!endsWhole(kind, size, at)) {
     return {
-      message: `is not a whole ${NAME[kind]} image: the file ends before its last part (a cut-short upload or copy)`,
-      hint: `export or copy the image again; a whole ${NAME[kind]} file ends with its format's end marker`,
+      message: `is not one whole ${NAME[kind]} image: the file does not end where the image does (cut short by an upload or copy, or with bytes added after its end)`,
+      hint: `export or copy the image again; a whole ${NAME[kind]} file ends with its format's end marker, with nothing after it`,
     };
   }
   const dims = imageDimensions(kind, head);

@@ -199,20 +199,24 @@ describe('images are checked by their bytes', () => {
     fs.writeFileSync(path.join(dir, 'avatars', 'cut.avif'), IMAGES['a.avif']!.subarray(0, 40));
     fs.writeFileSync(path.join(dir, 'avatars', 'wide.gif'), Buffer.concat([IMAGES['g.gif']!.subarray(0, 6), Buffer.from([0x01, 0x10, 0x01, 0x00]), IMAGES['g.gif']!.subarray(10)]));
     fs.writeFileSync(path.join(dir, 'avatars', 'edge.png'), pngDeclaring(4096, 4096));
+    // Bytes after the end marker (a file appended to an image) are no whole image either.
+    fs.writeFileSync(path.join(dir, 'avatars', 'extra.png'), Buffer.concat([PNG, Buffer.from('PK\x03\x04 appended')]));
     expect(report(dir)).toMatchInlineSnapshot(`
       [
         "avatars/bomb.png: is 40000×40000 px: an image may be at most 4096 px a side
           hint: scale it down: it is shown at most a few hundred pixels wide (512 px is plenty)",
-        "avatars/cut.avif: is not a whole AVIF image: the file ends before its last part (a cut-short upload or copy)
-          hint: export or copy the image again; a whole AVIF file ends with its format's end marker",
-        "avatars/cut.gif: is not a whole GIF image: the file ends before its last part (a cut-short upload or copy)
-          hint: export or copy the image again; a whole GIF file ends with its format's end marker",
-        "avatars/cut.jpg: is not a whole JPEG image: the file ends before its last part (a cut-short upload or copy)
-          hint: export or copy the image again; a whole JPEG file ends with its format's end marker",
-        "avatars/cut.png: is not a whole PNG image: the file ends before its last part (a cut-short upload or copy)
-          hint: export or copy the image again; a whole PNG file ends with its format's end marker",
-        "avatars/cut.webp: is not a whole WebP image: the file ends before its last part (a cut-short upload or copy)
-          hint: export or copy the image again; a whole WebP file ends with its format's end marker",
+        "avatars/cut.avif: is not one whole AVIF image: the file does not end where the image does (cut short by an upload or copy, or with bytes added after its end)
+          hint: export or copy the image again; a whole AVIF file ends with its format's end marker, with nothing after it",
+        "avatars/cut.gif: is not one whole GIF image: the file does not end where the image does (cut short by an upload or copy, or with bytes added after its end)
+          hint: export or copy the image again; a whole GIF file ends with its format's end marker, with nothing after it",
+        "avatars/cut.jpg: is not one whole JPEG image: the file does not end where the image does (cut short by an upload or copy, or with bytes added after its end)
+          hint: export or copy the image again; a whole JPEG file ends with its format's end marker, with nothing after it",
+        "avatars/cut.png: is not one whole PNG image: the file does not end where the image does (cut short by an upload or copy, or with bytes added after its end)
+          hint: export or copy the image again; a whole PNG file ends with its format's end marker, with nothing after it",
+        "avatars/cut.webp: is not one whole WebP image: the file does not end where the image does (cut short by an upload or copy, or with bytes added after its end)
+          hint: export or copy the image again; a whole WebP file ends with its format's end marker, with nothing after it",
+        "avatars/extra.png: is not one whole PNG image: the file does not end where the image does (cut short by an upload or copy, or with bytes added after its end)
+          hint: export or copy the image again; a whole PNG file ends with its format's end marker, with nothing after it",
         "avatars/wide.gif: is 4097×1 px: an image may be at most 4096 px a side
           hint: scale it down: it is shown at most a few hundred pixels wide (512 px is plenty)",
       ]

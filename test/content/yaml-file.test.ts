@@ -24,8 +24,8 @@ describe('parsing a YAML file', () => {
     const r = parseYamlFile('d.yaml', 'displayName: A\nprivate:\n  x: 1\n  x: 2\ndisplayName: B\n', ProfileSchema);
     expect(r.problems.map((p) => `${p.line}:${p.column} ${p.message}`)).toMatchInlineSnapshot(`
       [
-        "4:3 a key appears twice in the same mapping",
-        "5:1 a key appears twice in the same mapping",
+        "4:3 the key \`x\` appears twice in the same mapping",
+        "5:1 the key \`displayName\` appears twice in the same mapping",
       ]
     `);
   });

@@ -302,7 +302,7 @@ describe('YAML hazards', () => {
   test('duplicate keys', () => {
     expect(problems(`${BASE}views: 1\nviews: 2\n`)).toMatchInlineSnapshot(`
       [
-        "profiles/alice.yaml:4:1: a key appears twice in the same mapping
+        "profiles/alice.yaml:4:1: the key \`views\` appears twice in the same mapping
           hint: keep one of them: YAML would silently use only one",
       ]
     `);

@@ -49,7 +49,7 @@ const EDITOR_WORDING: { check: RegExp; editor: string }[] = [
   { check: /^must not list a badge twice$/, editor: 'Array has duplicate items.' },
   { check: /^must be a whole number >= 0$/, editor: 'Value is below the minimum of 0.' },
   { check: /^must have at most 32 links$/, editor: 'Array has too many items. Expected 32 or fewer.' },
-  { check: /^a key appears twice in the same mapping$/, editor: 'Map keys must be unique' },
+  { check: /^the key `[^`]*` appears twice in the same mapping$/, editor: 'Map keys must be unique' },
   { check: /^the key `.*` is read as .*, not as text$/, editor: 'Incorrect type. Expected "string".' },
   { check: /^custom YAML tags are not allowed \((Unresolved tag: .*)\)$/, editor: '$1' },
 ];
