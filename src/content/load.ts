@@ -282,7 +282,8 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, c
   const siteHosts = site.siteUrl ? siteHostNames(site.siteUrl) : new Map<string, string>();
   // A custom domain serves one profile at `/` (src/api/handler.ts): two claims, or the site's own
   // host, would make `/` answer a page its owner did not choose.
-  const domains = new Map<string, string>();
+  /** Each custom domain's first claimant: its file and the place of its key. */
+  const domains = new Map<string, { file: string; place: { line?: number; column?: number } | undefined }>();
   for (let i = 0; i < parsed.length; i++) {
     const r = parsed[i]!;
     const { file } = scan.profileFiles[i]!;
@@ -301,15 +302,26 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, c
     if (p.customDomain) {
       const taken = domains.get(p.customDomain);
       const own = siteHosts.get(p.customDomain);
-      if (taken || own !== undefined) {
+      if (taken) {
+        // On both files: the one a pull request adds is as likely to be either.
+        const claimed = (at: string, place: { line?: number; column?: number } | undefined, other: string) => problems.push({
+          file: at, ...place, keyPath: 'customDomain',
+          message: `the custom domain \`${p.customDomain}\` is also \`${path.basename(other, '.yaml')}\`'s: a domain serves one profile`,
+          hint: `remove the key here or in ${path.relative(dir, other)}`,
+        });
+        claimed(file, r.places.customDomain, taken.file);
+        claimed(taken.file, taken.place, file);
+        continue;
+      }
+      if (own !== undefined) {
         problems.push({
           file, ...r.places.customDomain, keyPath: 'customDomain',
-          message: taken ? `the custom domain \`${p.customDomain}\` is already \`${path.basename(taken, '.yaml')}\`'s` : `\`${p.customDomain}\` is ${own}, not a custom domain`,
-          hint: taken ? `a domain serves one profile: remove the key here or in ${path.relative(dir, taken)}` : 'remove the key: the profile is at /p/<username> on this site already',
+          message: `\`${p.customDomain}\` is ${own}, not a custom domain`,
+          hint: 'remove the key: the profile is at /p/<username> on this site already',
         });
         continue;
       }
-      domains.set(p.customDomain, file);
+      domains.set(p.customDomain, { file, place: r.places.customDomain });
     }
     content.profiles.set(r.username, p);
   }

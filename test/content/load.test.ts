@@ -67,8 +67,10 @@ describe('checks across files', () => {
     const dir = contentWith({ 'profiles/bob.yaml': 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ncustomDomain: Alice.Example.com\n' });
     expect(report(dir)).toMatchInlineSnapshot(`
       [
-        "profiles/bob.yaml:3:15 \`customDomain\`: the custom domain \`alice.example.com\` is already \`alice\`'s
-          hint: a domain serves one profile: remove the key here or in profiles/alice.yaml",
+        "profiles/alice.yaml:5:15 \`customDomain\`: the custom domain \`alice.example.com\` is also \`bob\`'s: a domain serves one profile
+          hint: remove the key here or in profiles/bob.yaml",
+        "profiles/bob.yaml:3:15 \`customDomain\`: the custom domain \`alice.example.com\` is also \`alice\`'s: a domain serves one profile
+          hint: remove the key here or in profiles/alice.yaml",
       ]
     `);
     const own = contentWith({ 'profiles/bob.yaml': 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\ncustomDomain: profiles.example.net\n' });
