@@ -42,10 +42,11 @@ for (const w of warnings) console.warn(format === 'github' ? print(w).replace(':
 for (const p of problems) console.error(print(p));
 
 const ms = Math.round(performance.now() - started);
-const counted = `${content.profiles.size} profiles, ${content.creators.size} creators, ${content.decorations.size} decorations`;
+const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+const counted = `${count(content.profiles.size, 'profile')}, ${count(content.creators.size, 'creator')}, ${count(content.decorations.size, 'decoration')}`;
 if (problems.length) {
   const files = new Set(problems.map((p) => p.file)).size;
-  console.error(`\n${problems.length} problem(s) in ${files} file(s) of ${path.relative(process.cwd(), dir) || dir} (${ms} ms). Fix each as its hint says, then run \`npm run check\` again.`);
+  console.error(`\n${problems.length} problem(s) in ${files} file(s) of ${path.relative(process.cwd(), dir) || dir} (${ms} ms). Fix each (as its hint says, where it has one), then run \`npm run check\` again.`);
   process.exit(1);
 }
 console.log(`Content OK: ${counted}${warnings.length ? `, ${warnings.length} warning(s)` : ''} (${ms} ms).`);

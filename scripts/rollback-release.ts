@@ -9,7 +9,7 @@ import { distDirFromEnv } from '../src/config.ts';
 import { BuildLockHeld, acquireBuildLock } from '../src/release/lock.ts';
 import { LOCK_FILE, listReleases, readReleaseInfo, releasesDir, servedRelease, switchRelease } from '../src/release/releases.ts';
 
-const { values } = parseCli({
+const cli = parseCli({
   name: 'rollback',
   usage: 'Usage: npm run rollback [-- --list | --to <id>]      (DIST_DIR from the environment)',
   options: {
@@ -18,6 +18,9 @@ const { values } = parseCli({
   },
   env: { DIST_DIR: 'the link to the served release (default ./dist)' },
 });
+const { values } = cli;
+// Either lists or switches: `--list --to x` would list and leave `--to` unsaid.
+if (values.list && values.to !== undefined) cli.usageError('give --list or --to, not both');
 
 const distDir = distDirFromEnv();
 const shown = path.relative(process.cwd(), distDir) || distDir;

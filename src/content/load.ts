@@ -120,7 +120,8 @@ function scanContent(dir: string): Scan {
       const file = `${folder}${path.sep}${name}`;
       const ext = name.endsWith('.yaml') ? '.yaml' : path.extname(name);
       const id = name.slice(0, -ext.length || undefined);
-      if (ext === '.yml') {
+      // `.yml`, `.YAML`: a content file meant, in another spelling.
+      if (ext !== '.yaml' && /^\.ya?ml$/i.test(ext)) {
         problems.push({ file, message: 'content files end in `.yaml`', hint: `rename it to \`${id}.yaml\`` });
       } else if (ext !== '.yaml') {
         if (sub !== 'decorations') problems.push({ file, message: `only \`.yaml\` files belong in \`${sub}/\``, hint: 'move or delete this file' });

@@ -148,6 +148,7 @@ describe('checks across files', () => {
           hint: rename the file to follow the rule",
       ]
     `);
+    expect(report(contentWith({ 'profiles/bob2.YAML': 'displayName: Bob\ncreatedAt: 2024-11-02T00:00:00Z\n' }))).toEqual(['profiles/bob2.YAML: content files end in `.yaml`\n    hint: rename it to `bob2.yaml`']);
     expect(report(contentWith({ 'profiles/zed.yml': 'displayName: Zed\ncreatedAt: 2024-11-02T00:00:00Z\n' }))).toMatchInlineSnapshot(`
       [
         "profiles/zed.yml: content files end in \`.yaml\`

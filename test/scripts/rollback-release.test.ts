@@ -36,6 +36,9 @@ describe('npm run rollback', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^Usage: npm run rollback/);
     expect(rollback('/nonexistent/dist', '--bogus').status).toBe(2);
+    const both = rollback('/nonexistent/dist', '--list', '--to', 'x');
+    expect(both.status).toBe(2);
+    expect(both.stderr).toMatch(/give --list or --to, not both/);
   });
 
   test('switches back one release at a time, then says there is none', () => {
