@@ -143,7 +143,7 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
       problems.push({
         file, ...at(parent?.range?.[0]), keyPath: formatKeyPath(keys),
         message: `missing required key \`${String(keys.at(-1))}\``,
-        hint: `add ${/^[aeiou]/i.test(String(keys.at(-1))) ? 'an' : 'a'} \`${String(keys.at(-1))}:\` line; its value ${issue.message}`,
+        hint: `add ${/^[aeio]/i.test(String(keys.at(-1))) ? 'an' : 'a'} \`${String(keys.at(-1))}:\` line; its value ${issue.message}`,
       });
       continue;
     }

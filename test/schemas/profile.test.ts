@@ -266,7 +266,7 @@ describe('profile schema', () => {
         "profiles/alice.yaml:4:3 \`suspension.reason\`: missing required key \`reason\`
           hint: add a \`reason:\` line; its value must be text",
         "profiles/alice.yaml:4:3 \`suspension.at\`: missing required key \`at\`
-          hint: add a \`at:\` line; its value must be an ISO 8601 date-time with a zone, like \`2021-03-14T09:26:53Z\` or \`2021-03-14T11:26:53+02:00\`",
+          hint: add an \`at:\` line; its value must be an ISO 8601 date-time with a zone, like \`2021-03-14T09:26:53Z\` or \`2021-03-14T11:26:53+02:00\`",
       ]
     `);
   });
