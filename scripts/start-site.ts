@@ -2,7 +2,9 @@
 //
 // Builds the content (npm run build), then serves it (npm run serve): each runs as its npm script
 // does, with the Node flags package.json gives it, so the two stay the one place they are set.
-// A failed first build serves nothing and exits with the build's code. Ctrl-C reaches the server
+// A failed first build exits with the build's code when no release was built before; with one (an
+// edit broke the content since), it serves that one and watches, so the fix is built and served
+// as any edit is. Ctrl-C reaches the server
 // from the terminal; SIGTERM and SIGHUP sent to this process are passed on to it.
 //
 // It watches the content folder (from before the first build) and builds again after each change (an edit, a
@@ -181,7 +183,11 @@ const checked = (r: Rebuilt) => {
   else console.error(`start: the check after the last build failed (exit code ${r.code}); the last good release is still served.`);
   since = servedRelease(distDir);
 };
-if (watching && first === 0) builder = new Builder(spawnBuilder(process.execPath, nodeArgs(scripts.build), root, builderEnv), checked);
+// Served though the first build failed: the release a build made before (a fix is then built as any edit).
+const servingOld = first !== 0 && watching !== undefined && since !== undefined;
+// After a failed first build, every file changed since that release is unknown: the first rebuild looks at all of them.
+if (servingOld) since = undefined;
+if (watching && (first === 0 || servingOld)) builder = new Builder(spawnBuilder(process.execPath, nodeArgs(scripts.build), root, builderEnv), checked);
 let lastStderr = '';
 async function rebuild(files: readonly string[]): Promise<Outcome> {
   // Named by count only: an editor or `git pull` writes through temporary files, whose names would mislead.
@@ -206,10 +212,11 @@ async function rebuild(files: readonly string[]): Promise<Outcome> {
   return 'built';
 }
 
-if (first !== 0) {
+if (first !== 0 && !servingOld) {
   watching?.stop();
   process.exitCode = first;
 } else {
+  if (servingOld) console.error(`start: the build failed (exit code ${first}): serving the release built before, ${servedRelease(distDir)}, until a change builds.`);
   watching?.start();
   if (watching) console.log(`start: watching ${contentDir}; a change is built and served by itself (--no-watch: off).`);
   const served = await run('serve');

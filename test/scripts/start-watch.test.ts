@@ -1,14 +1,15 @@
 // `npm start` keeps the content folder live: it builds, serves, and builds again after each change
 // to the content; the server picks the new release up by itself. A broken edit keeps the last good
 // release served, and its problem is printed once however often the same broken file is saved.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { serve, type RunningServer } from '../../scripts/support/serve-build.ts';
 import { BuildLockHeld, acquireBuildLock } from '../../src/release/lock.ts';
 import { LOCK_FILE, releasesDir } from '../../src/release/releases.ts';
-import { BUILD_EPOCH, TEST_SITE_URL, workDir } from '../support/built-server.ts';
-import { FIXTURE } from '../support/helpers.ts';
+import { BUILD_EPOCH, TEST_SITE_URL, buildFixture, workDir } from '../support/built-server.ts';
+import { FIXTURE, ROOT } from '../support/helpers.ts';
 
 const work = workDir('start-watch');
 const content = path.join(work, 'content');
@@ -128,6 +129,52 @@ describe('npm start watches the content folder', () => {
     await until('the displayName after the lock', async () => ((await displayName()) === 'Bob Locked' ? true : undefined));
     expect(count(start.output(), 'trying again every')).toBe(1);
   }, 120_000);
+});
+
+describe('npm start on content broken since the last build', () => {
+  test('serves the release built before, says why, and builds the fix as any edit', async () => {
+    const own = workDir('start-broken');
+    fs.rmSync(own, { recursive: true, force: true });
+    const [ownContent, dist] = [path.join(own, 'content'), path.join(own, 'dist')];
+    fs.cpSync(FIXTURE, ownContent, { recursive: true });
+    try {
+      const built = buildFixture(ownContent, dist);
+      expect(built.status, built.stderr).toBe(0);
+      const bob = path.join(ownContent, 'profiles', 'bob.yaml');
+      const text = fs.readFileSync(bob, 'utf8');
+      fs.writeFileSync(bob, text.replace(/^displayName: .*$/m, 'displayName: [oops'));
+      const broken = await serve({
+        script: 'scripts/start-site.ts',
+        env: { CONTENT_DIR: ownContent, DIST_DIR: dist, SITE_URL: TEST_SITE_URL, SOURCE_DATE_EPOCH: String(BUILD_EPOCH) },
+      });
+      try {
+        expect(broken.output()).toMatch(/YAML syntax/);
+        expect(broken.output()).toMatch(/start: the build failed \(exit code 1\): serving the release built before, \d{6}-/);
+        const name = async () => ((await (await fetch(`${broken.base}/api/v1/users/bob`)).json()) as { data: { displayName: string } }).data.displayName;
+        expect(await name()).toBe('Bob');
+        fs.writeFileSync(bob, text.replace(/^displayName: .*$/m, 'displayName: Bob Fixed'));
+        const deadline = Date.now() + 60_000;
+        while ((await name()) !== 'Bob Fixed') {
+          if (Date.now() > deadline) throw new Error(`the fix was not served\n${broken.output()}`);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      } finally {
+        await broken.stop();
+      }
+      // With no release built before there is nothing to serve: it exits with the build's code, as before.
+      fs.writeFileSync(bob, text.replace(/^displayName: .*$/m, 'displayName: [oops'));
+      const none = path.join(own, 'none', 'dist');
+      const r = spawnSync(process.execPath, ['scripts/start-site.ts'], {
+        cwd: ROOT, encoding: 'utf8', timeout: 60_000,
+        env: { ...process.env, CONTENT_DIR: ownContent, DIST_DIR: none, SITE_URL: TEST_SITE_URL, PORT: '0' },
+      });
+      expect(r.status, r.stdout + r.stderr).toBe(1);
+      expect(r.stderr).not.toMatch(/serving the release built before/);
+      expect(fs.existsSync(none)).toBe(false);
+    } finally {
+      fs.rmSync(own, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
 
 describe('npm start -- --no-watch', () => {
