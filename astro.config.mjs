@@ -38,7 +38,7 @@ export default defineConfig({
   integrations: [requireBuildScript(), ...(target === 'cloudflare' ? [] : [requireServeScript(/** @type {'node' | 'static'} */ (target))]), keepRenderer()],
   // `/p/alice` is written as `p/alice.html`, which static hosts serve at `/p/alice` without a redirect.
   // Pages render a few at a time, since rendering waits on file writes (measured: docs/scale.md).
-  build: { format: 'file', inlineStylesheets: 'never', concurrency: Number(process.env.ASTRO_CONCURRENCY || 4) },
+  build: { format: 'file', inlineStylesheets: 'never', concurrency: 4 },
   // No `experimental.incrementalBuild`: the build script reuses unchanged profile pages itself
   // (src/build/reuse/page-reuse.ts), at a fraction of its cost at 100,000 profiles.
   trailingSlash: 'never',
