@@ -38,8 +38,11 @@ const username = positionals[0]!;
 
 if (!USERNAME_PATTERN.test(username)) {
   const fixed = username.trim().replace(/^@/, '').toLowerCase();
+  // The lowercase name may be a profile already: then that is the file to edit, not a name to use.
+  const taken = USERNAME_PATTERN.test(fixed) && fs.existsSync(path.join(contentDirFromEnv(), 'profiles', `${fixed}.yaml`));
   fail(1, `\`${username}\` is not a valid username: a username is ${USERNAME_RULE}.`,
-    USERNAME_PATTERN.test(fixed) ? `use \`${fixed}\`` : 'no dots, spaces or capitals: letters a-z, digits, `_` and `-`');
+    taken ? `\`${fixed}\` is a profile already: edit its file, or pick another username`
+      : USERNAME_PATTERN.test(fixed) ? `use \`${fixed}\`` : 'no dots, spaces or capitals: letters a-z, digits, `_` and `-`');
 }
 const reserved = RESERVED_USERNAMES.get(username);
 if (reserved) fail(1, `\`${username}\` is a name the site keeps for itself: ${reserved}`, `choose another, e.g. \`${username}-1\``);

@@ -190,9 +190,11 @@ describe('new:profile refuses', () => {
     }
     expect(newProfile(['Bob']).stderr).toMatchInlineSnapshot(`
       "new:profile: \`Bob\` is not a valid username: a username is 1 to 32 characters of a-z, 0-9, \`_\` and \`-\`, starting with a letter or digit.
-          hint: use \`bob\`
+          hint: \`bob\` is a profile already: edit its file, or pick another username
       "
     `);
+    // When the lowercase name is free, it is the fix.
+    expect(newProfile(['Zoe']).stderr).toMatch(/hint: use `zoe`\n/);
     expect(newProfile(['bob.html']).stderr).toMatchInlineSnapshot(`
       "new:profile: \`bob.html\` is not a valid username: a username is 1 to 32 characters of a-z, 0-9, \`_\` and \`-\`, starting with a letter or digit.
           hint: no dots, spaces or capitals: letters a-z, digits, \`_\` and \`-\`
