@@ -166,6 +166,10 @@ export const permanentRedirect = (location: string): ApiResponse => ({ status: 3
  */
 export function runtimeEncoded(req: ApiRequest, res: ApiResponse): ApiResponse {
   const type = res.headers['content-type'];
+  // A redirect has no Content-Type, which the edge (wrangler dev's imitation of
+  // Cloudflare's front line) takes for a type it compresses: its empty body may go out in a
+  // coding, so a cache must know the answer varies.
+  if (res.body === null && type === undefined) return { ...res, headers: { ...res.headers, vary: VARY_ACCEPT_ENCODING } };
   if (res.body === null || res.headers['content-encoding'] !== undefined || type === undefined || !isCompressibleType(type)) return res;
   // Only a coding the client names: the edge sends `*` or `x-gzip` identity bytes, which must not carry a coding's ETag.
   const [encoding] = namedEncodings(req.header('accept-encoding'));

@@ -133,6 +133,16 @@ describe.skipIf(!workerdRuns)('Cloudflare Workers under wrangler dev', () => {
       expect(r.headers.etag, accept).toBe(etag);
       expect(r.body.equals(file), accept).toBe(true);
     }
+    // Whatever a GET gets from the edge in a coding says Vary, bodiless answers included (redirects, a 404).
+    // (A preflight is no answer a cache keeps: OPTIONS is not cacheable.)
+    for (const [target, method] of [['/p/ALICE', 'GET'], ['/p/alice/', 'GET'], ['/api/v1/users/nobody', 'GET'], ['/lookup?u=alice', 'GET'], ['/nothing-here', 'GET']] as const) {
+      const r = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        const q = http.request(base + target, { method, headers: { 'accept-encoding': 'br', origin: 'https://elsewhere.example', 'access-control-request-method': 'GET' } }, (res) => { res.resume(); res.on('end', () => resolve(res)); });
+        q.once('error', reject);
+        q.end();
+      });
+      if (r.headers['content-encoding'] !== undefined) expect(r.headers.vary ?? '', `${method} ${target}: ${r.statusCode} ${r.headers['content-encoding']}`).toMatch(/Accept-Encoding/i);
+    }
     // An answer made in memory too (the query form), and no compressed siblings in a Cloudflare build (its files count).
     const query = await raw('/api/v1/users?username=alice', { 'accept-encoding': 'gzip' });
     expect(query.headers['content-encoding']).toBe('gzip');
