@@ -8,6 +8,7 @@ import { HOST_PATTERN, USERNAME_PATTERN, USERNAME_RULE, foldAscii } from '../sch
 import { DEFAULT_LIMIT, MAX_QUERY_USERNAME_LENGTH } from '../schemas/queries.ts';
 import { creatorsPage, parseCreatorsQuery, sortedCreators, type CreatorRow, type CreatorSort, type CreatorsQuery } from '../model/creators-list.ts';
 import { defaultAvatarSvg } from '../ui/default-avatar.ts';
+import { escapeHtml } from '../ui/html.ts';
 import {
   HTML_HEADERS, acceptedEncodings, encodedEtag, encodedHeaders, filesAt, identityHeaders, isCompressible, pageLinkHeaders, staticFileHeaders,
   type Encoding, type PageLinks,
@@ -413,17 +414,38 @@ async function customDomainPage(req: ApiRequest, files: ReleaseFiles): Promise<A
 
 /**
  * The lookup box (GET /lookup?u=<name>), for browsers without script: a redirect to the profile's
- * page, the 404 page when there is none, or the lookup page with a 400 for no or no valid name.
- * Cached as briefly as any answer: a profile can be added or removed.
+ * page, or the lookup page with what was typed back in the box and why it led nowhere: a 400 for no
+ * or no valid name, a 404 when no profile has it. Cached as briefly as any answer: a profile can be
+ * added or removed.
  */
 async function lookupAnswer(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
   const values = req.query.getAll(LOOKUP_PARAM);
+  const typed = values.length === 1 ? values[0]!.trim() : '';
   const name = values.length === 1 ? foldAscii(queryName(values[0]!)) : '';
   if (!USERNAME_PATTERN.test(name)) {
-    return badRequestPage(await files.read(LOOKUP_PAGE_FILE) ?? '<!doctype html><title>Find a profile</title><h1>Not a username</h1>');
+    return lookupPage(files, typed, typed === '' ? 'Type a username to find its profile.' : `“${shortened(typed)}” is not a username.`, 400);
   }
   const page = `/p/${name}`;
-  return await staticFile(undefined, files, page) ? lookupRedirect(page) : notFoundHtml(files);
+  return await staticFile(undefined, files, page) ? lookupRedirect(page) : lookupPage(files, typed, `There is no profile called “${name}”.`, 404);
+}
+
+/** The empty place on the lookup page (src/pages/lookup.astro) for why a name led nowhere, and the box's input. */
+export const LOOKUP_PROBLEM = '<p class="lookup-problem" role="alert"></p>';
+export const LOOKUP_INPUT = 'id="lookup-name"';
+
+/** At most this many characters of what was typed are shown back. */
+const SHOWN_TYPED = 64;
+const shortened = (typed: string) => ([...typed].length > SHOWN_TYPED ? `${[...typed].slice(0, SHOWN_TYPED).join('')}…` : typed);
+
+/** The lookup page, `typed` in its box and `message` in its place, with `status`. */
+async function lookupPage(files: ReleaseFiles, typed: string, message: string, status: 400 | 404): Promise<ApiResponse> {
+  const page = await files.read(LOOKUP_PAGE_FILE);
+  const html = page === undefined
+    ? `<!doctype html><title>Find a profile</title><h1>Find a profile</h1><p>${escapeHtml(message)}</p>`
+    : decoder.decode(page)
+      .replace(LOOKUP_PROBLEM, `<p class="lookup-problem" role="alert">${escapeHtml(message)}</p>`)
+      .replace(LOOKUP_INPUT, `${LOOKUP_INPUT} value="${escapeHtml(shortened(typed))}"`);
+  return status === 400 ? badRequestPage(html) : notFoundPage(html);
 }
 
 async function notFoundHtml(files: ReleaseFiles): Promise<ApiResponse> {

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import { answer } from '../../src/api/handler.ts';
+import { LOOKUP_INPUT, LOOKUP_PROBLEM, answer } from '../../src/api/handler.ts';
 import type { ReleaseFiles } from '../../src/api/release-files.ts';
 import { CACHE_CONTROL, HTML_CSP } from '../../src/http/headers.ts';
 import { CreatorsBodySchema, ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
@@ -132,7 +132,10 @@ describe('lookup by query', () => {
 
 describe('the lookup box (GET /lookup?u=)', () => {
   // The pages a build writes, beside the index's files: one profile page, the 404 and lookup pages.
-  const pages: Record<string, string> = { 'p/alice.html': '<h1>alice</h1>', '404.html': '<h1>Not found</h1>', 'lookup.html': '<h1>Find a profile</h1>' };
+  const LOOKUP = `<h1>Find a profile</h1>${LOOKUP_PROBLEM}<form><input ${LOOKUP_INPUT} name="u"></form>`;
+  const pages: Record<string, string> = { 'p/alice.html': '<h1>alice</h1>', '404.html': '<h1>Not found</h1>', 'lookup.html': LOOKUP };
+  /** The lookup page as the handler fills it in. */
+  const filled = (typed: string, message: string) => `<h1>Find a profile</h1><p class="lookup-problem" role="alert">${message}</p><form><input ${LOOKUP_INPUT} value="${typed}" name="u"></form>`;
   const withPages: ReleaseFiles = { read: (file) => (file in pages ? Buffer.from(pages[file]!) : files.read(file)) };
   const look = (target: string) => answer(request(target), withPages);
 
@@ -144,27 +147,34 @@ describe('the lookup box (GET /lookup?u=)', () => {
     }
   });
 
-  test('a valid name with no profile is the 404 page', async () => {
-    const r = await look('/lookup?u=nobody');
+  test('a valid name with no profile is the lookup page with a 404 that names it, the name back in the box', async () => {
+    const r = await look('/lookup?u=%20Nobody');
     expect(r.status).toBe(404);
     expect(r.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(bodyText(r.body)).toBe('<h1>Not found</h1>');
+    expect(bodyText(r.body)).toBe(filled('Nobody', 'There is no profile called “nobody”.'));
   });
 
-  test('no, an empty, a twice-given or an invalid name in a query is the lookup page with a 400', async () => {
-    for (const target of ['/lookup?v=alice', '/lookup?u=', '/lookup?u=%20%20', '/lookup?u=@', '/lookup?u=alice&u=bob', '/lookup?u=al%20ice', '/lookup?u=../p/alice', `/lookup?u=${'a'.repeat(33)}`]) {
-      const r = await look(target);
+  test('no, an empty, a twice-given or an invalid name in a query is the lookup page with a 400 that says so, what was typed in the box', async () => {
+    for (const [target, typed, message] of [
+      ['/lookup?v=alice', '', 'Type a username to find its profile.'], ['/lookup?u=', '', 'Type a username to find its profile.'],
+      ['/lookup?u=%20%20', '', 'Type a username to find its profile.'], ['/lookup?u=alice&u=bob', '', 'Type a username to find its profile.'],
+      ['/lookup?u=@', '@', '“@” is not a username.'], ['/lookup?u=al%20ice', 'al ice', '“al ice” is not a username.'],
+      // What was typed is text, never markup; and shown at most 64 characters long.
+      ['/lookup?u=%3Cb%3E%22x', '&lt;b&gt;&quot;x', '“&lt;b&gt;&quot;x” is not a username.'],
+      [`/lookup?u=${'a'.repeat(100)}`, `${'a'.repeat(64)}…`, `“${'a'.repeat(64)}…” is not a username.`],
+    ]) {
+      const r = await look(target!);
       expect(r.status, target).toBe(400);
       expect(r.headers['content-type'], target).toBe('text/html; charset=utf-8');
       expect(r.headers['content-security-policy'], target).toBe(HTML_CSP);
-      expect(bodyText(r.body), target).toBe('<h1>Find a profile</h1>');
+      expect(bodyText(r.body), target).toBe(filled(typed!, message!));
     }
   });
 
   test('with no query, /lookup is the lookup page itself (200), as a static host serves it', async () => {
     const r = await look('/lookup');
     expect(r.status).toBe(200);
-    expect(bodyText(r.body)).toBe('<h1>Find a profile</h1>');
+    expect(bodyText(r.body)).toBe(LOOKUP);
   });
 
   test('HEAD is answered as GET, without a body', async () => {

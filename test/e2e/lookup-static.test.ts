@@ -79,12 +79,17 @@ describe.skipIf(missing !== undefined)('the lookup box on nginx alone, in chromi
     await page.close();
   });
 
-  test('a name that is no username reaches the lookup page, as without script', async () => {
+  test('a name that is no username reaches the lookup page, which says so with the name back in the box, as the handler does', async () => {
     const { page, problems } = await watchedPage();
     const landed = await lookUp(page, 'not a name');
     expect(landed.pathname).toBe('/lookup');
     expect(landed.searchParams.get('u')).toBe('not a name');
     expect(await page.textContent('h1')).toBe('Find a profile');
+    await page.waitForFunction(() => document.querySelector('.lookup-problem')?.textContent !== '');
+    expect(await page.textContent('.lookup-problem')).toBe('“not a name” is not a username.');
+    expect(await page.inputValue('#lookup-name')).toBe('not a name');
+    // A username in the address (typed by hand) goes to its page, as the handler's redirect.
+    await Promise.all([page.waitForURL((u) => u.pathname === '/p/alice'), page.goto(`${nginx!.base}/lookup?u=%20Alice`)]);
     expect(problems).toEqual([]);
     await page.close();
   });

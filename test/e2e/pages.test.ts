@@ -4,11 +4,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { LOOKUP_INPUT, LOOKUP_PROBLEM } from '../../src/api/handler.ts';
 import { linkHandle, platformLabel, socialIcon } from '../../src/ui/icons.ts';
 import { previewFileOf, previewImage } from '../../src/ui/og-image.ts';
 import { writePreviewImages } from '../../src/ui/og-image-png.ts';
 import { TEST_SITE_URL, ownBuild, sharedBuild, workDir, type OwnBuild } from '../support/built-server.ts';
 import { readServedFile } from '../support/helpers.ts';
+import { rawRequest } from '../support/raw-http.ts';
 
 const { dist, base } = sharedBuild();
 const pageIn = (distDir: string, username: string) => readServedFile(path.join(distDir, 'client', 'p', `${username}.html`)).toString('utf8');
@@ -83,6 +85,35 @@ describe('profile page markup', () => {
     expect(socialIcon('linkedin')).toBe(generic);
     // A platform we have no name for is shown as written, as user text.
     expect(platformLabel('cohost')).toEqual({ name: 'cohost', known: false });
+  });
+});
+
+describe('links home and the lookup page', () => {
+  test('the links to the home page name it in full: on a profile\'s own domain `/` is that profile\'s page', async () => {
+    const client = path.join(dist, 'client');
+    for (const file of ['p/alice.html', 'p/bob.html', '404.html', 'lookup.html', 'docs.html', 'index.html']) {
+      const html = readServedFile(path.join(client, file)).toString('utf8');
+      expect(html, file).toContain(`href="${TEST_SITE_URL}/"`);
+      expect(html, file).not.toMatch(/href="\/"/);
+    }
+    // On alice's domain, what `/` is there links to the site's home, not to itself.
+    const onDomain = (await rawRequest(base, '/', { headers: { host: 'alice.example.com' } })).text;
+    expect(onDomain).toContain('class="profile"');
+    expect(onDomain).toContain(`href="${TEST_SITE_URL}/"`);
+  });
+
+  test('a lookup that leads nowhere is the lookup page saying why, with what was typed back in the box', async () => {
+    const built = readServedFile(path.join(dist, 'client', 'lookup.html')).toString('utf8');
+    // The places the handler fills in (src/api/handler.ts lookupPage) are in the page as built.
+    expect(built).toContain(LOOKUP_PROBLEM);
+    expect(built).toContain(LOOKUP_INPUT);
+    for (const [query, status, typed, message] of [['bad%20name!', 400, 'bad name!', '“bad name!” is not a username.'], ['%20Nobody', 404, 'Nobody', 'There is no profile called “nobody”.']] as const) {
+      const r = await fetch(`${base}/lookup?u=${query}`);
+      expect(r.status, query).toBe(status);
+      const html = await r.text();
+      expect(html, query).toContain(`<p class="lookup-problem" role="alert">${message}</p>`);
+      expect(html, query).toContain(`${LOOKUP_INPUT} value="${typed}"`);
+    }
   });
 });
 

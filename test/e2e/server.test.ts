@@ -12,6 +12,7 @@ import { isReleaseId, readReleaseInfo, releasePath, servedRelease } from '../../
 import { buildFixture, ownBuild, sharedBuild } from '../support/built-server.ts';
 import { FIXTURE, PRIVATE_MARKERS, ROOT, readDecoded, readServedFile } from '../support/helpers.ts';
 import { compressedBaseOf } from '../../src/http/headers.ts';
+import { LOOKUP_INPUT, LOOKUP_PROBLEM } from '../../src/api/handler.ts';
 
 const { base, dist: DIST } = sharedBuild();
 
@@ -22,7 +23,7 @@ const getFrom = (origin: string) => (p: string, init?: RequestInit) =>
 const get = getFrom(base);
 
 describe('the built service over HTTP', () => {
-  test('the home page\'s lookup box, sent as a browser without script sends it: the page, the 404 page or the lookup page', async () => {
+  test('the home page\'s lookup box, sent as a browser without script sends it: the page, or the lookup page saying why with a 404 or a 400', async () => {
     const home = await get('/');
     expect(home.headers.get('content-security-policy')).toContain("form-action 'self'");
     const html = await home.text();
@@ -37,14 +38,19 @@ describe('the built service over HTTP', () => {
     const page = await get(found.headers.get('location')!);
     expect(page.status).toBe(200);
     expect(await page.text()).toBe(readDecoded(path.join(DIST, 'client', 'p', 'alice.html')).toString('utf8'));
+    // The lookup page as built, with the reason in its place and what was typed in its box.
+    const lookupPage = readDecoded(path.join(DIST, 'client', 'lookup.html')).toString('utf8');
+    const filled = (typed: string, message: string) => lookupPage
+      .replace(LOOKUP_PROBLEM, `<p class="lookup-problem" role="alert">${message}</p>`)
+      .replace(LOOKUP_INPUT, `${LOOKUP_INPUT} value="${typed}"`);
     const missing = await send('nobody');
     expect(missing.status).toBe(404);
-    expect(await missing.text()).toBe(readDecoded(path.join(DIST, 'client', '404.html')).toString('utf8'));
-    for (const typed of ['', 'not a name']) {
-      const bad = await send(typed);
+    expect(await missing.text()).toBe(filled('nobody', 'There is no profile called “nobody”.'));
+    for (const [typed, message] of [['', 'Type a username to find its profile.'], ['not a name', '“not a name” is not a username.']]) {
+      const bad = await send(typed!);
       expect(bad.status, typed).toBe(400);
       expect(bad.headers.get('content-type'), typed).toBe('text/html; charset=utf-8');
-      expect(await bad.text(), typed).toBe(readDecoded(path.join(DIST, 'client', 'lookup.html')).toString('utf8'));
+      expect(await bad.text(), typed).toBe(filled(typed!, message!));
     }
   });
 
