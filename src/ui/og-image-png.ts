@@ -13,6 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { OG_IMAGE_SIZE, OG_IMAGES_PATH, generatedPreviewFile, previewFileOf, previewGlyph, previewHue } from './og-image.ts';
 import type { SiteIndex } from '../model/site-index.ts';
 import { GLYPHS_PER_WORKER, type GlyphJob } from './og-glyph-worker.ts';
+import { avatarRgb } from './default-avatar.ts';
 
 const SIZE = OG_IMAGE_SIZE;
 /** A code point no font has (plane 16 private use): its rendering is the fonts' missing-glyph box. */
@@ -59,17 +60,6 @@ const IHDR = (() => {
   return chunk('IHDR', data);
 })();
 const IEND = chunk('IEND', new Uint8Array(0));
-
-/** `hsl(h 55% 42%)`, the default avatar's background, as 8-bit RGB. */
-export function avatarRgb(hue: number): [number, number, number] {
-  const s = 0.55, l = 0.42;
-  const a = s * Math.min(l, 1 - l);
-  const f = (n: number) => {
-    const k = (n + hue / 30) % 12;
-    return Math.round(255 * (l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1))));
-  };
-  return [f(0), f(8), f(4)];
-}
 
 /** Palette entry i: the background blended toward white by i/255 (the glyph's coverage). */
 function palette(hue: number): Buffer {
