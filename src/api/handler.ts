@@ -488,11 +488,11 @@ async function pageRoute(req: ApiRequest, files: ReleaseFiles, path: string): Pr
   }
   const file = await staticFile(req, files, decoded);
   if (file) return file;
-  // `/p/ALICE` and `/p/alice/` are the page of alice: a permanent redirect keeps one address per page.
-  if (decoded.startsWith('/p/')) {
-    const wanted = foldAscii(decoded.replace(/\/+$/, ''));
-    if (wanted !== decoded && await staticFile(undefined, files, wanted)) return permanentRedirect(wanted);
-  }
+  // `/p/ALICE`, `/p/alice/` and `/docs/` are pages at another address: a permanent redirect keeps
+  // one address per page (`/p/` names in any ASCII casing, as the API takes them).
+  const trimmed = decoded.replace(/(?<=.)\/+$/, '');
+  const wanted = trimmed.startsWith('/p/') ? foldAscii(trimmed) : trimmed;
+  if (wanted !== decoded && await staticFile(undefined, files, wanted)) return permanentRedirect(wanted);
   return notFoundHtml(files);
 }
 

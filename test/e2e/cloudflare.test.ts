@@ -252,6 +252,12 @@ describe.skipIf(!workerdRuns)('Cloudflare Workers under wrangler dev', () => {
     const upper = await get('/p/ALICE');
     expect(upper.status).toBe(308);
     expect(upper.headers.get('location')).toBe('/p/alice');
+    // A page's address with slashes after it is the page, by the Worker (`/*/` in run_worker_first), as on Node.
+    for (const [address, location] of [['/docs/', '/docs'], ['/browse/1/', '/browse/1'], ['/p/Alice/', '/p/alice']]) {
+      const r = await get(address!);
+      expect({ status: r.status, location: r.headers.get('location') }, address).toEqual({ status: 308, location });
+    }
+    expect((await get('/index/')).status).toBe(404);
     const avatar = await get('/api/avatar?u=alice');
     expect(avatar.status).toBe(200);
     expect(Buffer.from(await avatar.arrayBuffer()).equals(fs.readFileSync(path.join(FIXTURE, 'avatars', 'alice.png')))).toBe(true);

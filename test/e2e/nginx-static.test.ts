@@ -75,7 +75,7 @@ describe.skipIf(!nginxBin || !mimeTypes)('nginx alone on a static build (scripts
   test('a page has one address: its file name, `/index.html` and the files hosts keep to themselves are the HTML 404 page', async () => {
     const notFoundPage = file('404.html');
     expect(notFoundPage.toString()).toMatch(/<html/);
-    for (const address of ['/p/alice.html', '/index.html', '/docs.html', '/404.html', '/404', '/index', '/nothing', '/p/nobody', '/p/', '/docs/', '/_headers', '/.nojekyll',
+    for (const address of ['/p/alice.html', '/index.html', '/docs.html', '/404.html', '/404', '/index', '/nothing', '/p/nobody', '/p/', '/_headers', '/.nojekyll',
       '/_errors/not-found.json', '/_errors/user-not-found.json', '/p/alice.html.gz', '/sitemap.xml.gz', '/_lookup/domains']) {
       const r = await get(address);
       expect(r.status, address).toBe(404);
@@ -86,12 +86,12 @@ describe.skipIf(!nginxBin || !mimeTypes)('nginx alone on a static build (scripts
     for (const f of ['_headers', '.nojekyll', API_NOT_FOUND_FILE, USER_NOT_FOUND_FILE, 'p/alice.html.gz']) expect(fs.existsSync(path.join(client, f)), f).toBe(true);
   });
 
-  test('`/p/alice/` is a 308 to `/p/alice`, as on the Node server; other casings are 404s here', async () => {
-    const r = await get('/p/alice/');
-    expect(r.status).toBe(308);
-    expect(r.header('location')).toBe('/p/alice');
-    expect((await get('/p/nobody/')).status).toBe(404);
-    expect((await get('/p/ALICE')).status).toBe(404);
+  test('a page\'s address with slashes after it is a 308 to the page, as on the Node server; other casings are 404s here', async () => {
+    for (const [address, location] of [['/p/alice/', '/p/alice'], ['/p/alice//', '/p/alice'], ['/docs/', '/docs'], ['/browse/1/', '/browse/1'], ['/lookup/', '/lookup']]) {
+      const r = await get(address!);
+      expect({ status: r.status, location: r.header('location') }, address).toEqual({ status: 308, location });
+    }
+    for (const address of ['/p/nobody/', '/p/ALICE', '/404/', '/index/', '/DOCS/']) expect((await get(address)).status, address).toBe(404);
   });
 
   test('unknown users and API addresses are the handler\'s JSON 404s, with the code the Node server gives', async () => {

@@ -150,6 +150,13 @@ describe('the built service over HTTP', () => {
     expect(missing.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(await missing.text()).toContain('Nothing here');
     expect((await get('/p/alice/foo.js')).status).toBe(404);
+    // A page's address with slashes after it is the page, by a permanent redirect; `/p/` names in any casing.
+    for (const [address, location] of [['/p/ALICE/', '/p/alice'], ['/p/alice//', '/p/alice'], ['/docs/', '/docs'], ['/browse/1/', '/browse/1'], ['/lookup/', '/lookup']]) {
+      const r = await get(address!);
+      expect({ status: r.status, location: r.headers.get('location') }, address).toEqual({ status: 308, location });
+    }
+    // No redirect to what is no page of its own address (the 404 page, the home page by its file name).
+    for (const address of ['/404/', '/index/', '/DOCS/', '/p/nobody/']) expect((await get(address)).status, address).toBe(404);
   });
 
   test('the HTML and CSS of a profile page stay under 30 KB', async () => {
