@@ -117,6 +117,15 @@ describe('links home and the lookup page', () => {
   });
 });
 
+describe('the API docs page', () => {
+  test('each scrolling example can be reached by keyboard (tabindex), so it can be scrolled without a mouse', () => {
+    const html = readServedFile(path.join(dist, 'client', 'docs.html')).toString('utf8');
+    const pres = [...html.matchAll(/<pre\b[^>]*>/g)].map((m) => m[0]);
+    expect(pres.length).toBeGreaterThan(3);
+    expect(pres.filter((p) => !/\btabindex="0"/.test(p))).toEqual([]);
+  });
+});
+
 describe('link cards', () => {
   // A label holds spans, which byClass does not nest: it ends where the address line starts.
   const labelsOf = (html: string) => [...html.matchAll(/class="social-label">(.*?)<span class="url">/gs)].map((m) => text(m[1]!).replace(/\s+/g, ' '));
