@@ -14,10 +14,10 @@ import {
   type Encoding, type PageLinks,
 } from '../http/headers.ts';
 import {
-  elapsed, errorJson, etagOf, finish, imageResponse, runtimeEncoded, isReadMethod, methodNotAllowed, notFound, notFoundPage, nowIso, permanentRedirect, preflight, badRequestPage, lookupRedirect,
+  elapsed, errorJson, etagOf, finish, imageResponse, runtimeEncoded, isReadMethod, methodNotAllowed, notFound, notFoundPage, nowIso, permanentRedirect, preflight, badRequestPage, targetTooLong, lookupRedirect,
   successJson, svgResponse, toWebResponse, type ApiResponse,
 } from '../http/response.ts';
-import { fromWebRequest, type ApiRequest } from '../http/request.ts';
+import { MAX_TARGET_BYTES, fromWebRequest, type ApiRequest } from '../http/request.ts';
 import { CREATORS_ROWS_FILE, imageTypeOf, lookup, userNames, type CreatorsRows, type MaybePromise, type ReleaseFiles } from './release-files.ts';
 import type { NameFilter } from './name-filter.ts';
 
@@ -505,11 +505,14 @@ export function answer(req: ApiRequest, files: ReleaseFiles): MaybePromise<ApiRe
   if (req.method === 'OPTIONS') return preflight();
   if (!isReadMethod(req.method)) return methodNotAllowed(req);
   const routed = route(req, files);
-  if (files.runtimeEncodes) return Promise.resolve(routed).then((r) => finish(req, runtimeEncoded(req, r)));
+  if (files.runtimeEncodes) return Promise.resolve(routed).then((r) => finish(req, runtimeEncoded(req, r), { keepType: true }));
   return routed instanceof Promise ? routed.then((r) => finish(req, r)) : finish(req, routed);
 }
 
 /** The handler as a Web-standard function: `Request -> Response`, for Cloudflare Workers and Astro routes. */
 export async function handle(request: Request, files: ReleaseFiles): Promise<Response> {
+  // The bound the Node server's parser keeps (its 414): workerd takes longer targets.
+  const origin = request.url.indexOf('/', request.url.indexOf('//') + 2);
+  if (origin >= 0 && request.url.length - origin > MAX_TARGET_BYTES) return toWebResponse(targetTooLong());
   return toWebResponse(await answer(fromWebRequest(request), files));
 }

@@ -3,10 +3,10 @@
 // them without a port and the server writes them without building Web `Response` objects.
 import { createHash } from 'node:crypto';
 import { API_VERSION, type ErrorCode } from '../schemas/api.ts';
-import type { ApiRequest } from './request.ts';
+import { MAX_TARGET_BYTES, type ApiRequest } from './request.ts';
 import {
   ALLOWED_METHODS, CLOSING_METHOD_NOT_ALLOWED_HEADERS, HTML_HEADERS, JSON_HEADERS, METHOD_NOT_ALLOWED_HEADERS, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS,
-  SERVER_ERROR_HEADERS, SVG_HEADERS, COMMON_HEADERS, VARY_ACCEPT_ENCODING, encodedEtag, namedEncodings, isCompressibleType, pageLinkHeaders,
+  SERVER_ERROR_HEADERS, SVG_HEADERS, COMMON_HEADERS, VARY_ACCEPT_ENCODING, namedEncodings, isCompressibleType, pageLinkHeaders,
   redirectHeaders, type PageLinks,
 } from './headers.ts';
 
@@ -120,6 +120,9 @@ export const releaseMissing = () =>
 export const requestError = (status: 400 | 408 | 414 | 417 | 431, message: string, req?: ApiRequest) =>
   errorJson(status, 'BAD_REQUEST', message, req, REQUEST_ERROR_HEADERS);
 
+/** A request target over MAX_TARGET_BYTES: Node's parser stops there, and the Worker says the same. */
+export const targetTooLong = () => requestError(414, `The request target is longer than ${MAX_TARGET_BYTES} bytes.`);
+
 /** `CONNECT host:port`: we are no proxy; a JSON 405 naming the methods we answer, and the connection closed. */
 export const connectRefused = () =>
   errorJson(405, 'METHOD_NOT_ALLOWED', `CONNECT is not allowed: this server is no proxy, and its API is read-only (${ALLOWED_METHODS}).`, undefined, CLOSING_METHOD_NOT_ALLOWED_HEADERS);
@@ -161,8 +164,11 @@ export const permanentRedirect = (location: string): ApiResponse => ({ status: 3
 /**
  * An answer for a runtime that compresses a body itself when its Content-Encoding says so
  * (Workers' default `encodeBody: "automatic"`): a compressible answer gets the coding the client
- * wants most, that coding's ETag (headers.ts `encodedEtag`) and Vary; its length is the runtime's
- * to set. Before `finish`, so If-None-Match is compared with the ETag of what is sent.
+ * wants most, Vary, and a weak ETag, the same for every coding: the edge in front re-encodes by
+ * its own choice (wrangler dev's imitation sent gzip to `gzip, deflate, br` where the Worker named
+ * br), so no ETag may name one coding's bytes; weak ones stand for the content in any coding (RFC
+ * 9110 §8.8.1), as Cloudflare makes them of strong ones it compresses. Its length is the runtime's
+ * to set. Before `finish`, so If-None-Match is compared with the ETag sent.
  */
 export function runtimeEncoded(req: ApiRequest, res: ApiResponse): ApiResponse {
   const type = res.headers['content-type'];
@@ -176,9 +182,9 @@ export function runtimeEncoded(req: ApiRequest, res: ApiResponse): ApiResponse {
   const headers: Record<string, string> = { ...res.headers, vary: VARY_ACCEPT_ENCODING };
   if (encoding) {
     headers['content-encoding'] = encoding.name;
-    if (headers.etag !== undefined) headers.etag = encodedEtag(headers.etag, encoding);
     delete headers['content-length'];
   }
+  if (headers.etag !== undefined && !headers.etag.startsWith('W/')) headers.etag = `W/${headers.etag}`;
   return { status: res.status, headers, body: res.body };
 }
 
@@ -186,11 +192,12 @@ export function runtimeEncoded(req: ApiRequest, res: ApiResponse): ApiResponse {
  * Applies what every GET/HEAD answer shares: 304 when If-None-Match matches, and no body on HEAD.
  * Handlers call nothing else to get this right.
  */
-export function finish(req: ApiRequest, res: ApiResponse): ApiResponse {
+export function finish(req: ApiRequest, res: ApiResponse, { keepType = false } = {}): ApiResponse {
   const etag = res.headers.etag;
   if (res.status === 200 && etag && matchesIfNoneMatch(req.header('if-none-match'), etag)) {
     const headers = { ...res.headers };
-    delete headers['content-type'];
+    // Kept where an edge encodes what has no type (Workers): a 304 with none went out with a Content-Encoding.
+    if (!keepType) delete headers['content-type'];
     delete headers['content-length'];
     return { status: 304, headers, body: null };
   }

@@ -4,7 +4,7 @@
 // custom domains and the 404 page. Every answer gets the common headers, errors included.
 import http from 'node:http';
 import { answer } from '../api/handler.ts';
-import { connectRefused, releaseMissing, requestError, serverError, unknownMethod, type ApiResponse } from '../http/response.ts';
+import { connectRefused, releaseMissing, requestError, serverError, targetTooLong, unknownMethod, type ApiResponse } from '../http/response.ts';
 import { MAX_TARGET_BYTES, TargetRequest } from '../http/request.ts';
 import { loadRelease, releaseKey, watchRelease, type LoadedRelease } from './release.ts';
 import { ReleaseMissingError } from './disk-files.ts';
@@ -57,7 +57,7 @@ export async function createSiteServer(distDir: string, options: SiteServerOptio
   /** Sends the answer at once when the handler has it at once (no promise: the lookups' hot path). */
   function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> | void {
     const target = req.url ?? '/';
-    if (target.length > MAX_TARGET_BYTES) return send(res, requestError(414, `The request target is longer than ${MAX_TARGET_BYTES} bytes.`));
+    if (target.length > MAX_TARGET_BYTES) return send(res, targetTooLong());
     if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
       return send(res, requestError(400, 'An HTTP/1.1 request must have a Host header (RFC 9112 §3.2).'));
     }
@@ -182,7 +182,7 @@ function parseFailure(err: NodeJS.ErrnoException & { rawPacket?: Buffer }): ApiR
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return requestError(408, 'The request did not arrive in time: send its headers within the time the server allows.');
   if (err.code === 'HPE_HEADER_OVERFLOW') {
     const lineEnd = err.rawPacket?.indexOf('\r\n') ?? -1;
-    if (lineEnd < 0 || lineEnd > MAX_TARGET_BYTES) return requestError(414, `The request target is longer than ${MAX_TARGET_BYTES} bytes.`);
+    if (lineEnd < 0 || lineEnd > MAX_TARGET_BYTES) return targetTooLong();
     return requestError(431, 'The request headers are too large: send fewer or shorter headers (16 KiB in all at most).');
   }
   // A well-formed request line with a method Node does not know; garbage (`NOT HTTP`) stays a 400.
