@@ -114,6 +114,17 @@ describe.skipIf(!nginxBin || !mimeTypes)('nginx alone on a static build (scripts
       expect(r.body.equals(file(API_NOT_FOUND_FILE)), `${address}: ${r.text.slice(0, 80)}`).toBe(true);
       expectHeaders(r, JSON_HEADERS, address);
     }
+    // A doubled or encoded slash is no file's address on the server: never a file here (nginx would merge the slashes).
+    for (const [address, errorFile] of [['/api/v1/users//alice', API_NOT_FOUND_FILE], ['/api/v1//users/alice', API_NOT_FOUND_FILE], ['/api/v1/users/%2Falice', API_NOT_FOUND_FILE],
+      ['/api/v1//users?username=alice', API_NOT_FOUND_FILE], ['/service-api//v1/creators', API_NOT_FOUND_FILE], ['//api/v1/users/alice', '404.html'], ['/p//alice', '404.html'], ['//p/alice', '404.html'], ['//', '404.html']] as const) {
+      const r = await get(address);
+      expect(r.status, address).toBe(404);
+      expect(r.body.equals(file(errorFile)), `${address}: ${r.text.slice(0, 80)}`).toBe(true);
+    }
+    // The path form with no name is the handler's 400.
+    const noName = await get('/api/v1/users/');
+    expect(noName.status).toBe(400);
+    expect(noName.body.equals(file(MISSING_USERNAME_FILE))).toBe(true);
     // The creators list needs the handler (a static build has no file for it): a JSON 404, not the first page for every query.
     const creators = await get('/service-api/v1/creators?limit=2');
     expect(creators.status).toBe(404);
@@ -144,6 +155,8 @@ describe.skipIf(!nginxBin || !mimeTypes)('nginx alone on a static build (scripts
     // Parameters by their exact name, as the handler reads them: given twice its 400 (whichever
     // comes first), in another casing no `username` at all; neither is a name's file.
     for (const [query, errorFile] of [['username=bob&username=alice', USERNAME_REPEATED_FILE], ['username=alice&x=1&username=', USERNAME_REPEATED_FILE],
+      // A percent-encoded name may be `username` (the handler decodes names): not a name nginx can be sure of.
+      ['username=alice&%75sername=bob', USERNAME_REPEATED_FILE],
       ['USERNAME=alice', MISSING_USERNAME_FILE], ['Username=bob&username=alice', null]] as const) {
       const target = `/api/v1/users?${query}`;
       const [r, server] = [await get(target), await rawRequest(node, target)];
