@@ -435,7 +435,10 @@ export const LOOKUP_INPUT = 'id="lookup-name"';
 
 /** At most this many characters of what was typed are shown back. */
 const SHOWN_TYPED = 64;
-const shortened = (typed: string) => ([...typed].length > SHOWN_TYPED ? `${[...typed].slice(0, SHOWN_TYPED).join('')}…` : typed);
+const shortened = (typed: string) => {
+  const chars = [...typed];
+  return chars.length > SHOWN_TYPED ? `${chars.slice(0, SHOWN_TYPED).join('')}…` : typed;
+};
 
 /** The lookup page, `typed` in its box and `message` in its place, with `status`. */
 async function lookupPage(files: ReleaseFiles, typed: string, message: string, status: 400 | 404): Promise<ApiResponse> {

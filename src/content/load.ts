@@ -191,7 +191,8 @@ function misplacedYaml(dir: string, files: ReadonlyMap<string, readonly string[]
     if (parts.some((p) => p.startsWith('.'))) continue;
     const top = parts[0]!;
     const known = CONTENT_FOLDERS.includes(top);
-    const near = known ? undefined : closest(top.toLowerCase(), CONTENT_FOLDERS) ?? (CONTENT_FOLDERS.includes(top.toLowerCase()) ? top.toLowerCase() : undefined);
+    // `closest` compares in lowercase: `Profiles` is `profiles` at no distance.
+    const near = known ? undefined : closest(top, CONTENT_FOLDERS);
     if (!known && !near) continue;
     for (const name of names) {
       if (!/\.ya?ml$/i.test(name)) continue;

@@ -177,7 +177,7 @@ export function runtimeEncoded(req: ApiRequest, res: ApiResponse): ApiResponse {
   // coding, so a cache must know the answer varies.
   if (res.body === null && type === undefined) return { ...res, headers: { ...res.headers, vary: VARY_ACCEPT_ENCODING } };
   if (res.body === null || res.headers['content-encoding'] !== undefined || type === undefined || !isCompressibleType(type)) return res;
-  // Only a coding the client names: the edge sends `*` or `x-gzip` identity bytes, which must not carry a coding's ETag.
+  // Only a coding the client names: for `*` or `x-gzip` alone the edge sends identity bytes, which a coding named would misdescribe.
   const [encoding] = namedEncodings(req.header('accept-encoding'));
   const headers: Record<string, string> = { ...res.headers, vary: VARY_ACCEPT_ENCODING };
   if (encoding) {
