@@ -48,12 +48,16 @@ type Checked = { ok: true; username: string } | { ok: false; response: ApiRespon
 
 /** The 400 of an empty username (a static build's `_errors/missing-username.json` says it too). */
 export const MISSING_USERNAME_MESSAGE = 'A username is required.';
+/** The 400 of a name no casing makes a username (and `_errors/invalid-username.json`'s). */
+export const INVALID_USERNAME_MESSAGE = `This is not a valid username: a username is ${USERNAME_RULE}.`;
+/** The 400 of `@` in the path form (and `_errors/username-at.json`'s). */
+export const USERNAME_AT_MESSAGE = '`@` is not part of a username: use /api/v1/users/alice, or the query form /api/v1/users?username=@alice.';
 
 function checkUsername(req: ApiRequest, raw: string): Checked {
   if (raw === '') return { ok: false, response: errorJson(400, 'MISSING_USERNAME', MISSING_USERNAME_MESSAGE, req) };
   const username = foldAscii(raw);
   if (!USERNAME_PATTERN.test(username)) {
-    return { ok: false, response: errorJson(400, 'INVALID_USERNAME', `This is not a valid username: a username is ${USERNAME_RULE}.`, req) };
+    return { ok: false, response: errorJson(400, 'INVALID_USERNAME', INVALID_USERNAME_MESSAGE, req) };
   }
   return { ok: true, username };
 }
@@ -194,7 +198,7 @@ function userByPath(req: ApiRequest, files: ReleaseFiles, segment: string): Mayb
     return errorJson(400, 'INVALID_USERNAME', 'The username in the path is not valid percent-encoding.', req);
   }
   if (raw.includes('@')) {
-    return errorJson(400, 'INVALID_USERNAME', '`@` is not part of a username: use /api/v1/users/alice, or the query form /api/v1/users?username=@alice.', req);
+    return errorJson(400, 'INVALID_USERNAME', USERNAME_AT_MESSAGE, req);
   }
   const checked = checkUsername(req, raw);
   // `%61lice` is the file's address too, as a static host decodes it; `ALICE` is not.

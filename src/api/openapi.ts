@@ -4,7 +4,7 @@
 import { z } from 'astro/zod';
 import { API_VERSION, CreatorsBodySchema, ErrorBodySchema, UserBodySchema, type PublicUser } from '../schemas/api.ts';
 import { CreatorsQuerySchema, DecorationFileSchema, UsernameParamSchema, UsernameQuerySchema } from '../schemas/queries.ts';
-import { AVATAR_PATH, CREATORS_PATH, DECORATION_PATH, USERS_PATH, creatorsAnswer } from './handler.ts';
+import { AVATAR_PATH, CREATORS_PATH, DECORATION_PATH, USERNAME_AT_MESSAGE, USERS_PATH, creatorsAnswer } from './handler.ts';
 import { ALLOWED_METHODS, CACHE_CONTROL, COMMON_HEADERS, NO_STORE, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS } from '../http/headers.ts';
 import { MAX_TARGET_BYTES } from '../http/request.ts';
 import { errorJson, requestError, serverError, successJson, type ApiResponse } from '../http/response.ts';
@@ -196,7 +196,7 @@ function makeOpenApi(index: SiteIndex): Json {
         responses: {
           200: json(ref('UserBody'), 'The user. A suspended profile is 200 with `status: "suspended"` and `banInfo`.', userExample),
           304: notModified,
-          400: err('Not a valid username (or `@` in the path).', error(400, 'INVALID_USERNAME', '`@` is not part of a username: use /api/v1/users/alice, or the query form /api/v1/users?username=@alice.')),
+          400: err('Not a valid username (or `@` in the path).', error(400, 'INVALID_USERNAME', USERNAME_AT_MESSAGE)),
           404: err('No such user, or extra path segments.', userNotFound),
         },
       }),

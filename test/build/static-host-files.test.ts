@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { answer } from '../../src/api/handler.ts';
-import { API_NOT_FOUND_FILE, METHOD_NOT_ALLOWED_FILE, NOJEKYLL_FILE, REQUEST_ERROR_FILE, USERNAME_REPEATED_FILE, USER_NOT_FOUND_FILE, staticHostFiles, writeStaticHostFiles } from '../../src/build/hosts/static-host-files.ts';
+import { API_NOT_FOUND_FILE, INVALID_USERNAME_FILE, METHOD_NOT_ALLOWED_FILE, NOJEKYLL_FILE, REQUEST_ERROR_FILE, USERNAME_AT_FILE, USERNAME_REPEATED_FILE, USER_NOT_FOUND_FILE, staticHostFiles, writeStaticHostFiles } from '../../src/build/hosts/static-host-files.ts';
 import { staticHostHeaders } from '../../src/build/hosts/static-host-headers.ts';
 import { ErrorBodySchema } from '../../src/schemas/api.ts';
 import { filesAt, isServedFile } from '../../src/http/headers.ts';
@@ -22,8 +22,10 @@ describe('static host files', () => {
       [API_NOT_FOUND_FILE, request('/api/v2/anything')],
       [METHOD_NOT_ALLOWED_FILE, request('/api/v1/users/alice', { method: 'POST' })],
       [USERNAME_REPEATED_FILE, request('/api/v1/users?username=bob&username=alice')],
+      [INVALID_USERNAME_FILE, request('/api/v1/users/alice.gz')],
+      [USERNAME_AT_FILE, request('/api/v1/users/@alice')],
     ] as const;
-    const statuses = { [USER_NOT_FOUND_FILE]: 404, [API_NOT_FOUND_FILE]: 404, [METHOD_NOT_ALLOWED_FILE]: 405, [USERNAME_REPEATED_FILE]: 400 };
+    const statuses = { [USER_NOT_FOUND_FILE]: 404, [API_NOT_FOUND_FILE]: 404, [METHOD_NOT_ALLOWED_FILE]: 405, [USERNAME_REPEATED_FILE]: 400, [INVALID_USERNAME_FILE]: 400, [USERNAME_AT_FILE]: 400 };
     for (const [file, req] of cases) {
       const handler = await answer(req, files);
       const fromHandler = bodyJson(handler);
@@ -35,6 +37,8 @@ describe('static host files', () => {
       expect(body.meta.timestamp).toBe(BUILT_AT);
       // The status nginx-static.conf sends the file with is the handler's.
       expect(handler.status, file).toBe(statuses[file]);
+      // A name's 400 names no name: the handler's very words.
+      if (file === INVALID_USERNAME_FILE || file === USERNAME_AT_FILE) expect(body.error.message, file).toBe(fromHandler.error.message);
     }
     // The server's refusals of a request's bytes are its `requestError`s (src/server/server.ts): BAD_REQUEST, never stored.
     const refused = JSON.parse(written[REQUEST_ERROR_FILE]!);

@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEBIAN_MIME_TYPES, NGINX_MISSING, findNginx, startNginx, type RunningNginx } from '../../scripts/support/nginx.ts';
 import { HTML_HEADERS, JSON_HEADERS, PREFLIGHT_HEADERS, METHOD_NOT_ALLOWED_HEADERS, REQUEST_ERROR_HEADERS, addressOf, isServedFile, staticFileHeaders } from '../../src/http/headers.ts';
-import { API_NOT_FOUND_FILE, METHOD_NOT_ALLOWED_FILE, MISSING_USERNAME_FILE, REQUEST_ERROR_FILE, USERNAME_REPEATED_FILE, USER_NOT_FOUND_FILE } from '../../src/build/hosts/static-host-files.ts';
+import { API_NOT_FOUND_FILE, INVALID_USERNAME_FILE, METHOD_NOT_ALLOWED_FILE, MISSING_USERNAME_FILE, REQUEST_ERROR_FILE, USERNAME_AT_FILE, USERNAME_REPEATED_FILE, USER_NOT_FOUND_FILE } from '../../src/build/hosts/static-host-files.ts';
 import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { FIXTURE } from '../support/helpers.ts';
 import { rawRequest, type RawResponse } from '../support/raw-http.ts';
@@ -108,11 +108,23 @@ describe.skipIf(!nginxBin || !mimeTypes)('nginx alone on a static build (scripts
       expect(Object.keys(body.meta).sort()).toEqual(Object.keys(server.meta).sort());
     }
     // Under /api/ and /service-api/, names the recipe hides elsewhere (hidden, compressed copies, `.html`) are JSON 404s too, never the HTML page.
-    for (const address of ['/api/x.html', '/api/v1/users/alice.html', '/api/v1/users/alice.gz', '/api/.env', '/service-api/v1/creators.br', '/service-api/.hidden']) {
+    for (const address of ['/api/x.html', '/api/v1/alice.gz', '/api/.env', '/service-api/v1/creators.br', '/service-api/.hidden']) {
       const r = await get(address);
       expect(r.status, address).toBe(404);
       expect(r.body.equals(file(API_NOT_FOUND_FILE)), `${address}: ${r.text.slice(0, 80)}`).toBe(true);
       expectHeaders(r, JSON_HEADERS, address);
+    }
+    // A name no casing makes a username is the handler's 400, whatever file it names; `@` in the path its own.
+    for (const [address, errorFile] of [['/api/v1/users/alice.gz', INVALID_USERNAME_FILE], ['/api/v1/users/alice.html', INVALID_USERNAME_FILE],
+      ['/api/v1/users/.env', INVALID_USERNAME_FILE], ['/api/v1/users/a%20b', INVALID_USERNAME_FILE], ['/api/v1/users/_alice', INVALID_USERNAME_FILE],
+      [`/api/v1/users/${'a'.repeat(33)}`, INVALID_USERNAME_FILE], ['/api/v1/users/%C3%A9', INVALID_USERNAME_FILE],
+      ['/api/v1/users/@alice', USERNAME_AT_FILE], ['/api/v1/users/al%40ice', USERNAME_AT_FILE]] as const) {
+      const [r, server] = [await get(address), await rawRequest(node, address)];
+      expect([r.status, server.status], address).toEqual([400, 400]);
+      expect(r.body.equals(file(errorFile)), `${address}: ${r.text.slice(0, 80)}`).toBe(true);
+      expectHeaders(r, JSON_HEADERS, address);
+      const [ours, theirs] = [JSON.parse(r.text), JSON.parse(server.text)] as { error: { code: string; message: string } }[];
+      expect(ours!.error, address).toEqual(theirs!.error);
     }
     // A doubled or encoded slash is no file's address on the server: never a file here (nginx would merge the slashes).
     for (const [address, errorFile] of [['/api/v1/users//alice', API_NOT_FOUND_FILE], ['/api/v1//users/alice', API_NOT_FOUND_FILE], ['/api/v1/users/%2Falice', API_NOT_FOUND_FILE],
@@ -147,7 +159,16 @@ describe.skipIf(!nginxBin || !mimeTypes)('nginx alone on a static build (scripts
       const server = JSON.parse((await rawRequest(node, target)).text) as { error: { code: string } };
       expect(JSON.parse(r.text).error.code, target).toBe(server.error.code);
     }
-    for (const query of ['ALICE', 'nobody', '%20alice']) {
+    // A name nothing decodes, that no casing makes a username: the handler's 400, in its words.
+    for (const query of ['-bad', 'alice.gz', '@@alice', 'a=b', '@_x', 'x'.repeat(33)]) {
+      const target = `/api/v1/users?username=${query}`;
+      const [r, server] = [await get(target), await rawRequest(node, target)];
+      expect([r.status, server.status], query).toEqual([400, 400]);
+      expect(r.body.equals(file(INVALID_USERNAME_FILE)), query).toBe(true);
+      expect(JSON.parse(r.text).error, query).toEqual(JSON.parse(server.text).error);
+      expectHeaders(r, JSON_HEADERS, query);
+    }
+    for (const query of ['ALICE', 'nobody', '%20alice', '%2Dbad', 'x'.repeat(201)]) {
       const r = await get(`/api/v1/users?username=${query}`);
       expect(r.status, query).toBe(404);
       expect(r.body.equals(file(USER_NOT_FOUND_FILE)), query).toBe(true);

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { METHOD_NOT_ALLOWED_MESSAGE, errorJson, notFound, requestError } from '../../http/response.ts';
-import { MISSING_USERNAME_MESSAGE, NOT_FOUND_PAGE_FILE } from '../../api/handler.ts';
+import { INVALID_USERNAME_MESSAGE, MISSING_USERNAME_MESSAGE, NOT_FOUND_PAGE_FILE, USERNAME_AT_MESSAGE } from '../../api/handler.ts';
 
 /** Where the error answers live: a folder that is never served at its own address (NOT_SERVED_DIRS in src/http/headers.ts). */
 export const ERRORS_DIR = '_errors';
@@ -15,6 +15,10 @@ export const USER_NOT_FOUND_FILE = `${ERRORS_DIR}/user-not-found.json`;
 export const API_NOT_FOUND_FILE = `${ERRORS_DIR}/not-found.json`;
 /** The 400 of the query form `/api/v1/users?username=` with no name. */
 export const MISSING_USERNAME_FILE = `${ERRORS_DIR}/missing-username.json`;
+/** The 400 of `/api/v1/users/<name>` for a name no casing makes a username (`alice.gz`, `a b`, too long). */
+export const INVALID_USERNAME_FILE = `${ERRORS_DIR}/invalid-username.json`;
+/** The 400 of `/api/v1/users/@alice`: `@` belongs to the query form only. */
+export const USERNAME_AT_FILE = `${ERRORS_DIR}/username-at.json`;
 /** The 405 of any method but GET, HEAD and OPTIONS. */
 export const METHOD_NOT_ALLOWED_FILE = `${ERRORS_DIR}/method-not-allowed.json`;
 /** The 400 of the query form with `username` given more than once. */
@@ -52,6 +56,8 @@ export function staticHostFiles(builtAt: string): Record<string, string> {
     [USER_NOT_FOUND_FILE]: errorFileBody(errorJson(404, 'USER_NOT_FOUND', USER_NOT_FOUND_MESSAGE).body, builtAt),
     [API_NOT_FOUND_FILE]: errorFileBody(notFound().body, builtAt),
     [MISSING_USERNAME_FILE]: errorFileBody(errorJson(400, 'MISSING_USERNAME', MISSING_USERNAME_MESSAGE).body, builtAt),
+    [INVALID_USERNAME_FILE]: errorFileBody(errorJson(400, 'INVALID_USERNAME', INVALID_USERNAME_MESSAGE).body, builtAt),
+    [USERNAME_AT_FILE]: errorFileBody(errorJson(400, 'INVALID_USERNAME', USERNAME_AT_MESSAGE).body, builtAt),
     [METHOD_NOT_ALLOWED_FILE]: errorFileBody(errorJson(405, 'METHOD_NOT_ALLOWED', METHOD_NOT_ALLOWED_MESSAGE).body, builtAt),
     [USERNAME_REPEATED_FILE]: errorFileBody(errorJson(400, 'INVALID_PARAMETER', USERNAME_REPEATED_MESSAGE).body, builtAt),
     [REQUEST_ERROR_FILE]: errorFileBody(requestError(400, REQUEST_ERROR_MESSAGE).body, builtAt),
