@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildLayout } from '../release/layout.ts';
 import { LAYERED_DIRS, listFiles } from '../release/layers.ts';
-import { releasePath, servedRelease } from '../release/releases.ts';
+import { readReleaseInfo, releasePath, servedRelease } from '../release/releases.ts';
 import { columnsOf, type SiteIndex } from '../model/site-index.ts';
 import { handOverSiteIndex, pagesRendered } from './astro/page-data.ts';
 import { linkPages } from './reuse/page-reuse.ts';
@@ -21,6 +21,7 @@ import { RenderWorkers, WORKER_MIN_PAGES, renderProfilePages, threadCount, worke
 import { astroFallback } from './astro/fallbacks.ts';
 import type { CompileJob } from './astro/compile-process.ts';
 import { addStats, emptyStats, type CompressStats } from './files/compress.ts';
+import { isRetiredAsset } from './files/retired-assets.ts';
 import { wholeIndexFiles } from './derived.ts';
 import type { EditPlan } from './reuse/edit-path.ts';
 import { faultPoint } from './faults.ts';
@@ -281,10 +282,12 @@ async function renderEdit(build: Build, renderer: PageRenderer, outDir: string, 
   }
   const made = new Set<string>();
   const linked = new Set<string>();
+  const { retiredAssets } = readReleaseInfo(build.o.distDir, servedRelease(build.o.distDir)!) ?? {};
   // The layered folders are not walked: the new release reads their files from where the served one does.
   for (const file of listFiles(from, LAYERED_DIRS)) {
-    // A remade file's compressed siblings go with it: the compress step makes them again.
-    if (whole.remade(file)) continue;
+    // A remade file's compressed siblings go with it: the compress step makes them again. Retired
+    // assets are kept, or not, by their age (write.ts).
+    if (whole.remade(file) || isRetiredAsset(retiredAssets, file)) continue;
     const dir = path.dirname(path.join(to.client, file));
     if (!made.has(dir)) fs.mkdirSync(dir, { recursive: true });
     made.add(dir);

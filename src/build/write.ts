@@ -4,7 +4,7 @@
 // (record.ts) and info, and the compressed siblings (compress.ts).
 import path from 'node:path';
 import { buildLayout } from '../release/layout.ts';
-import { writeReleaseInfo } from '../release/releases.ts';
+import { readReleaseInfo, releasePath, writeReleaseInfo } from '../release/releases.ts';
 import { PAGES_DIR } from '../release/layers.ts';
 import type { PublicUser } from '../schemas/api.ts';
 import { exampleUser } from '../api/openapi.ts';
@@ -13,6 +13,7 @@ import { writePreviewImages, writeProfilePreviews } from '../ui/og-image-png.ts'
 import { recycleUserFiles, removeTrees, writeApiFiles, writeEditFiles, writeUserFiles } from './files/write-build.ts';
 import { keptIndexOf, type KeptIndex } from './reuse/kept-index.ts';
 import { writeRecord } from './reuse/record.ts';
+import { keepRetiredAssets } from './files/retired-assets.ts';
 import { addStats, compressRelease, describeStats, emptyStats, type CompressStats } from './files/compress.ts';
 import { assetLimitProblem, uploadedAssetFiles } from './hosts/cloudflare-assets.ts';
 import { folderLimitWarning, foldersPastLimit } from './hosts/static-host-files.ts';
@@ -119,7 +120,8 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
     const record = writeRecord(freshLayout.record, { manifest: release.pages.manifest, times: times.record(), kept, files: read.digests }, served.id ? servedRecord(build, served.id) : undefined);
     // The next build of this process (the check after, `npm start`'s next edit) need not read it.
     keepWrittenRecord(o.distDir, id, freshLayout.record, record);
-    writeReleaseInfo(fresh, { id, previous: served.id ?? null, builtAt: index.builtAt, ...(layers && { layers }) });
+    const retiredAssets = keepRetiredAssets(served.id ? buildLayout(releasePath(o.distDir, served.id)).client : undefined, served.id ? readReleaseInfo(o.distDir, served.id)?.retiredAssets : undefined, freshLayout.client, index.builtAt);
+    writeReleaseInfo(fresh, { id, previous: served.id ?? null, builtAt: index.builtAt, ...(layers && { layers }), ...(Object.keys(retiredAssets).length && { retiredAssets }) });
     return written;
   });
   // Compressed codings of what this release wrote itself (compress.ts); a layered release reads

@@ -79,6 +79,8 @@ export interface ReleaseInfo {
   builtAt: string;
   /** Set when the release holds only what changed since its base (layers.ts). */
   layers?: Layers;
+  /** Assets of earlier releases it keeps for pages cached before it, and since when (src/build/files/retired-assets.ts). */
+  retiredAssets?: Record<string, string>;
 }
 
 export const RELEASE_INFO_FILE = 'release.json';
