@@ -81,6 +81,9 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
   for (const { node, kind } of collectionKeys(doc)) {
     problems.push({ file, ...at(node.range?.[0]), message: `a ${kind} is used as a key`, hint: 'a key is text: write `key: value`, with no `{`, `[` or `?` before the key' });
   }
+  for (const alias of aliasKeys(doc)) {
+    problems.push({ file, ...at(alias.range?.[0]), message: `\`*${alias.source}\` is used as a key`, hint: 'write the key itself, `key: value`: an alias (`*name`) may stand for a value, never for a key' });
+  }
   for (const { alias, anchor } of privateAliases(doc)) {
     problems.push({
       file, ...at(alias.range?.[0]),
@@ -223,15 +226,25 @@ function privateAliases(doc: Document.Parsed): { alias: Alias; anchor: Node }[] 
   return found;
 }
 
-/** The keys that are mappings or lists (`{ a: 1 }: x`, `? [a]`), aliases of one included. */
+/** The keys that are mappings or lists (`{ a: 1 }: x`, `? [a]`). */
 function collectionKeys(doc: Document.Parsed): { node: Node; kind: 'mapping' | 'list' }[] {
   const found: { node: Node; kind: 'mapping' | 'list' }[] = [];
   visit(doc, {
     Pair(_, pair) {
-      const key = isAlias(pair.key) ? pair.key.resolve(doc) : pair.key;
-      if (isCollection(key)) found.push({ node: pair.key as Node, kind: isMap(key) ? 'mapping' : 'list' });
+      if (isCollection(pair.key)) found.push({ node: pair.key, kind: isMap(pair.key) ? 'mapping' : 'list' });
     },
   });
+  return found;
+}
+
+/**
+ * The keys that are aliases (`*k :`): such a key is named by another node's value, so `private`
+ * named that way hides from every rule that finds the private part by its key (privateAliases), and
+ * a copied key from the duplicate check. No file of the content needs one.
+ */
+function aliasKeys(doc: Document.Parsed): Alias[] {
+  const found: Alias[] = [];
+  visit(doc, { Pair(_, pair) { if (isAlias(pair.key)) found.push(pair.key); } });
   return found;
 }
 

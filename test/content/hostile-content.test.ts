@@ -181,6 +181,19 @@ describe('what is private stays private', () => {
   });
 });
 
+describe('what is private stays private, named any way', () => {
+  test('a key that is an alias is refused at its line: `*k :` with `&k private` made a second private part no rule saw, and the alias out of it passed', () => {
+    const { dir } = fixtureCopy();
+    const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, 'profiles', `${name}.yaml`), text);
+    write('leak4', `bio: &k private\ncreatedAt: 2024-11-02T00:00:00Z\n*k :\n  email: &mail leaked@example.com\ndisplayName: *mail\n`);
+    write('leak5', `createdAt: 2024-11-02T00:00:00Z\ndisplayName: &k Five\n*k : x\n`);
+    const problems = report(dir);
+    for (const [name, line] of [['leak4', 3], ['leak5', 3]] as const) {
+      expect(problems.some((p) => p.includes(`profiles/${name}.yaml:${line}:`) && /`\*k` is used as a key/.test(p)), `${name}: ${problems.join('\n')}`).toBe(true);
+    }
+  });
+});
+
 describe('images are checked by their bytes', () => {
   test('an image of each type passes: PNG, JPEG, GIF, WebP, AVIF', () => {
     const { dir } = fixtureCopy();

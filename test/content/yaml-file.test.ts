@@ -30,14 +30,14 @@ describe('parsing a YAML file', () => {
     `);
   });
 
-  test('a mapping or list as a key is a problem at its place, and the library warns of nothing', () => {
+  test('a mapping, list or alias as a key is a problem at its place, and the library warns of nothing', () => {
     const warned: string[] = [];
     const onWarning = (w: Error) => warned.push(w.message);
     process.on('warning', onWarning);
     try {
       const r = parseYamlFile('k.yaml', '{ displayName: A }: x\nprivate:\n  ? [a, b]\n  : 1\n  list: &k [1]\n  *k : 2\n', ProfileSchema);
       expect(r.problems.map((p) => `${p.line}:${p.column} ${p.message}`)).toEqual([
-        '1:1 a mapping is used as a key', '3:5 a list is used as a key', '6:3 a list is used as a key',
+        '1:1 a mapping is used as a key', '3:5 a list is used as a key', '6:3 `*k` is used as a key',
       ]);
     } finally {
       process.off('warning', onWarning);
