@@ -1,6 +1,6 @@
 // Parses one content YAML file strictly and validates it with a schema, turning every YAML and
 // schema problem into a ContentProblem with line, column and a hint.
-import { LineCounter, isAlias, isCollection, isMap, isNode, isScalar, isSeq, parseDocument, visit, type Alias, type Document, type Node, type Scalar, type YAMLMap } from 'yaml';
+import { LineCounter, Parser, isAlias, isCollection, isMap, isNode, isScalar, isSeq, parseDocument, visit, type Alias, type Document, type Node, type Scalar, type YAMLMap, type CST } from 'yaml';
 import type { z } from 'astro/zod';
 import { closest, formatKeyPath, type ContentProblem } from './problems.ts';
 import { parseSimpleYaml } from './simple-yaml.ts';
@@ -10,6 +10,35 @@ import { parseSimpleYaml } from './simple-yaml.ts';
  * (one stray bracket, or a line of 60,000 commas giving 60,000 errors), so the rest are counted.
  */
 export const MAX_YAML_PROBLEMS = 10;
+
+/** Levels of mappings and lists in one file: a profile uses three (socials, each link, its keys); private notes a few more. */
+export const MAX_NESTING = 64;
+
+/**
+ * Where the first mapping or list past MAX_NESTING levels starts in `source` (an offset), or undefined:
+ * from the library's concrete syntax tree, which it parses with a stack of its own, not recursion.
+ */
+export function tooDeep(source: string): number | undefined {
+  type Items = { key?: CST.Token | null; value?: CST.Token | null }[];
+  let first: number | undefined;
+  for (const token of new Parser().parse(source)) {
+    if (token.type !== 'document' || !token.value) continue;
+    const stack: [CST.Token, number][] = [[token.value, 1]];
+    while (stack.length) {
+      const [node, depth] = stack.pop()!;
+      if (node.type !== 'block-map' && node.type !== 'block-seq' && node.type !== 'flow-collection') continue;
+      if (depth > MAX_NESTING) {
+        first = Math.min(first ?? node.offset, node.offset);
+        continue;
+      }
+      for (const item of node.items as Items) {
+        if (item.key) stack.push([item.key, depth + 1]);
+        if (item.value) stack.push([item.value, depth + 1]);
+      }
+    }
+  }
+  return first;
+}
 
 /** Aliases (`*name`) per file. Real profiles need none; the limit stops "billion laughs" alias bombs in milliseconds. */
 export const MAX_ALIASES = 50;
@@ -50,6 +79,16 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
   };
+  // Measured before the library builds the document, which recurses per level and runs out of
+  // stack somewhere past a thousand, at a depth that depends on the thread: the same file passed one
+  // run and failed the next. Past MAX_NESTING it fails every time, at the same place.
+  const deep = tooDeep(source);
+  if (deep !== undefined) {
+    const counter = new LineCounter();
+    for (const _ of new Parser(counter.addNewLine).parse(source.slice(0, deep)));
+    const { line, col } = counter.linePos(deep);
+    return { ok: false, problems: [{ file, line, column: col, message: `is nested more than ${MAX_NESTING} levels deep here`, hint: 'a content file holds keys, text and short lists: remove the nested brackets or indented levels' }] };
+  }
   let doc: Document.Parsed;
   try {
     // uniqueKeys: false, and `duplicateKeys` below instead: the library compares each key with every
@@ -120,11 +159,27 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
   if (result.success) return { ok: false, problems };
 
   const keyNode = keyNodeFinder(doc);
+  // As many as the YAML problems listed, then a count: 13,000 unknown keys in each of 300 files
+  // printed a gigabyte of problems and took five minutes.
+  let unlisted = 0;
+  let firstUnlisted: Pick<ContentProblem, 'file' | 'line' | 'column'> | undefined;
+  const listed = () => problems.length >= MAX_YAML_PROBLEMS;
   for (const issue of result.error.issues) {
     const keys = issue.path as PropertyKey[];
+    if (listed()) {
+      const more = issue.code === 'unrecognized_keys' ? issue.keys.length : 1;
+      firstUnlisted ??= { file, ...at((issue.code === 'unrecognized_keys' ? keyNode(keys, issue.keys[0]!) : doc.getIn(keys, true) as Node | undefined)?.range?.[0]) };
+      unlisted += more;
+      continue;
+    }
     if (issue.code === 'unrecognized_keys') {
       const allowed = keysAt(schema, keys);
-      for (const key of issue.keys) {
+      for (const [i, key] of issue.keys.entries()) {
+        if (listed()) {
+          firstUnlisted ??= { file, ...at(keyNode(keys, key)?.range?.[0]) };
+          unlisted += issue.keys.length - i;
+          break;
+        }
         const suggestion = closest(key, allowed);
         problems.push({
           file, ...at(keyNode(keys, key)?.range?.[0]), keyPath: formatKeyPath([...keys, key]),
@@ -157,11 +212,19 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
     }
     problems.push({ file, ...at(node?.range?.[0]), keyPath: formatKeyPath(keys) || undefined, message: issue.message });
   }
+  if (unlisted) {
+    problems.push({
+      ...firstUnlisted!, message: `and ${unlisted.toLocaleString('en')} more ${unlisted === 1 ? 'problem' : 'problems'} from here on, not listed`,
+      hint: 'fix the ones above first: the others are often the same',
+    });
+  }
   return { ok: false, problems };
 }
 
 function yamlMessage(code: string, message: string): { message: string; hint?: string } {
   const first = message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+  // The library's recursion ran out of stack, whatever step it was in (a tag's, say).
+  if (message.includes('Maximum call stack size exceeded')) code = 'RESOURCE_EXHAUSTION';
   switch (code) {
     case 'DUPLICATE_KEY':
       return { message: `the key \`${message}\` appears twice in the same mapping`, hint: 'keep one of them: YAML would silently use only one' };

@@ -2,7 +2,7 @@
 // First: it starts V8's counters before the code it measures is compiled.
 import { countOperations } from '../support/operation-count.ts';
 import { describe, expect, test } from 'vitest';
-import { MAX_YAML_PROBLEMS, parseYamlFile } from '../../src/content/yaml-file.ts';
+import { MAX_NESTING, MAX_YAML_PROBLEMS, parseYamlFile } from '../../src/content/yaml-file.ts';
 import { ProfileSchema } from '../../src/schemas/index.ts';
 
 const withPrivateKeys = (n: number) =>
@@ -59,5 +59,27 @@ describe('parsing a YAML file', () => {
     const few = parseYamlFile('few.yaml', `displayName: A\nbadges: [${', '.repeat(MAX_YAML_PROBLEMS)}]\n`, ProfileSchema);
     expect(few.problems).toHaveLength(MAX_YAML_PROBLEMS);
     expect(few.problems.some((p) => /more YAML problems/.test(p.message))).toBe(false);
+  });
+
+  test('a file with thousands of schema problems lists as many as YAML problems, then counts the rest from the first not listed', () => {
+    // 13,000 unknown keys in each of 300 files printed a gigabyte of problems.
+    const keys = Array.from({ length: 5_000 }, (_, i) => `k${i}: 1\n`).join('');
+    const r = parseYamlFile('keys.yaml', `displayName: A\ncreatedAt: 2024-01-01T00:00:00Z\n${keys}`, ProfileSchema);
+    expect(r.problems).toHaveLength(MAX_YAML_PROBLEMS + 1);
+    expect(r.problems.slice(0, MAX_YAML_PROBLEMS).map((p) => `${p.line} ${p.message}`)).toEqual(Array.from({ length: MAX_YAML_PROBLEMS }, (_, i) => `${i + 3} unknown key \`k${i}\``));
+    expect(r.problems.at(-1)).toMatchObject({ file: 'keys.yaml', line: MAX_YAML_PROBLEMS + 3, message: `and ${(5_000 - MAX_YAML_PROBLEMS).toLocaleString('en')} more problems from here on, not listed` });
+  });
+
+  test(`nesting past ${MAX_NESTING} levels is refused every time, at its place, before the library recurses (it ran out of stack at a depth that changed from run to run)`, () => {
+    const flow = (depth: number) => `displayName: A\ncreatedAt: 2024-01-01T00:00:00Z\nprivate: {a: ${'['.repeat(depth)}1${']'.repeat(depth)}}\n`;
+    // The root mapping, `private`'s, then the lists: depth + 2 levels; the first list is at column 14.
+    expect(parseYamlFile('ok.yaml', flow(MAX_NESTING - 2), ProfileSchema).ok).toBe(true);
+    for (const depth of [MAX_NESTING - 1, 1_500, 20_000]) {
+      const r = parseYamlFile('deep.yaml', flow(depth), ProfileSchema);
+      expect(r.problems.map((p) => `${p.line}:${p.column} ${p.message}`), String(depth)).toEqual([`3:${14 + MAX_NESTING - 2} is nested more than ${MAX_NESTING} levels deep here`]);
+    }
+    // Indented levels count alike: the mapping holding `k63` is the 65th level.
+    const block = `displayName: A\ncreatedAt: 2024-01-01T00:00:00Z\nprivate:\n${Array.from({ length: MAX_NESTING }, (_, i) => `${'  '.repeat(i + 1)}k${i}:`).join('\n')} 1\n`;
+    expect(parseYamlFile('block.yaml', block, ProfileSchema).problems.map((p) => `${p.line} ${p.message}`)).toEqual([`${MAX_NESTING + 3} is nested more than ${MAX_NESTING} levels deep here`]);
   });
 });
