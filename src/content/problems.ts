@@ -20,11 +20,23 @@ export function formatKeyPath(keys: readonly PropertyKey[]): string {
   return out;
 }
 
+/**
+ * `s` with its control characters written out (`\e`, `\n`, `\x07`): messages quote keys and file
+ * names from content, and an escape sequence in one would rewrite the terminal or CI log it is
+ * printed to (`Content OK` over the error, hidden text), a line break forge a line of its own.
+ */
+export function visible(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
+    const named = ({ '\n': '\\n', '\r': '\\r', '\t': '\\t', '\u001b': '\\e' } as Record<string, string>)[c];
+    return named ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  });
+}
+
 export function formatProblem(p: ContentProblem, cwd = process.cwd()): string {
   const file = path.isAbsolute(p.file) ? path.relative(cwd, p.file) || p.file : p.file;
-  const where = p.line ? `${file}:${p.line}:${p.column ?? 1}` : file;
-  const key = p.keyPath ? ` \`${p.keyPath}\`` : '';
-  return `${where}${key}: ${p.message}${p.hint ? `\n    hint: ${p.hint}` : ''}`;
+  const where = p.line ? `${visible(file)}:${p.line}:${p.column ?? 1}` : visible(file);
+  const key = p.keyPath ? ` \`${visible(p.keyPath)}\`` : '';
+  return `${where}${key}: ${visible(p.message)}${p.hint ? `\n    hint: ${visible(p.hint)}` : ''}`;
 }
 
 // GitHub's workflow-command escaping (actions/toolkit, command.ts): message data escapes `%`, CR

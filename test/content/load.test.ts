@@ -214,6 +214,18 @@ describe('problem formats', () => {
     expect(line).toBe('::error file=content/profiles/bob.yaml,line=3,col=1::`vews`: unknown key `vews` (did you mean `views`?)');
   });
 
+  test('control characters a key or file name brings are written out in the plain form: an escape sequence cannot rewrite the terminal, a line break forge a line', () => {
+    const key = '\u001b[1G\u001b[2KContent OK: 8 profiles.\u001b[8m';
+    const dir = contentWith({ 'profiles/esc.yaml': `displayName: X\ncreatedAt: 2021-03-14T09:26:53Z\n"${key.replace(/\u001b/g, '\\e')}": 1\n`, 'profiles/b\n::warning::X\u0007.yaml': 'displayName: X\n' });
+    const printed = loadContent(dir).problems.map((p) => formatProblem(p, dir));
+    expect(printed.length).toBeGreaterThanOrEqual(2);
+    for (const line of printed) expect(line, JSON.stringify(line)).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    // One problem per line and a hint line: the name's line break is text.
+    for (const line of printed) expect(line.split('\n').slice(1).every((l) => l.startsWith('    hint: ')), line).toBe(true);
+    expect(printed.join('\n')).toContain('\\e[1G\\e[2KContent OK: 8 profiles.\\e[8m');
+    expect(printed.join('\n')).toContain('profiles/b\\n::warning::X\\x07.yaml');
+  });
+
   test('a file name from a pull request cannot add properties or end them in a GitHub annotation', () => {
     // Names a contributor can commit: each tries to set `title`, close the properties early, or start a new command line.
     const names = ['a,title=Approved.yaml', 'b::warning file=x::c.yaml', 'd%0Ae,line=1.yaml', 'f\n::error file=g::h.yaml', 'i\r,col=9.yaml'];
