@@ -10,6 +10,8 @@ const HOST_RULE = 'must be a bare host name like `alice.example.com`: no `https:
 const URL_RULE = 'must be a full `https://` or `http://` address with a host name, like `https://github.com/alice` (not an IP address or a name without a dot, like `localhost`)';
 /** `https://github.com@evil.example/` goes to evil.example: a user name before `@` passes for the host. */
 const USERINFO_RULE = 'must not hold a user name or password before the host (`name@`): `https://github.com@evil.example` goes to evil.example';
+/** Browsers read `\` as `/`, other parsers do not: `https://evil.example\@github.com/` goes to evil.example, and to github.com by Python's urlsplit. */
+const BACKSLASH_RULE = 'must not contain `\\` (browsers read it as `/`, other programs do not, so the address names two hosts): percent-encode it (`%5C`)';
 
 export const SocialSchema = z.strictObject({
   /** Lowercase platform name, e.g. `github`, `youtube`, `mastodon`. */
@@ -23,6 +25,7 @@ export const SocialSchema = z.strictObject({
     error: URL_RULE,
   }).max(2048, { error: 'must be at most 2048 characters' })
     .refine((u) => !URL_FORBIDDEN.test(u), { error: URL_FORBIDDEN_RULE })
+    .refine((u) => !u.includes('\\'), { error: BACKSLASH_RULE })
     .refine((u) => !URL.canParse(u) || (new URL(u).username === '' && new URL(u).password === ''), { error: USERINFO_RULE })
     .meta({
       description: 'The full address of the profile on that platform, `https://` or `http://`, e.g. `https://github.com/alice`.',
@@ -30,6 +33,7 @@ export const SocialSchema = z.strictObject({
       editorPatterns: [
         { pattern: '^https?:', caseInsensitive: true, message: URL_RULE },
         { pattern: `^[^${URL_FORBIDDEN.source.slice(1, -1)}]*$`, message: URL_FORBIDDEN_RULE },
+        { pattern: '^[^\\\\]*$', message: BACKSLASH_RULE },
         { pattern: '^(?![a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]*@)', message: USERINFO_RULE },
       ],
     }),

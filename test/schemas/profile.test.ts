@@ -25,7 +25,7 @@ describe('profile schema', () => {
     for (const [yaml, kind] of [['- displayName: A\n- createdAt: x\n', 'a list'], ['just a name\n', 'a line of text'], ['42\n', 'a number']]) {
       expect(problems(yaml), kind).toEqual([`profiles/alice.yaml:1:1: holds ${kind}, not keys and values\n    hint: write one \`key: value\` per line, with no \`-\` before the keys`]);
     }
-    expect(problems(`displayName: ${'['.repeat(5000)}\n`)[0]).toMatch(/^profiles\/alice\.yaml:1:\d+: is nested too deeply to be read\n/);
+    expect(problems(`displayName: ${'['.repeat(5000)}\n`)[0]).toMatch(/^profiles\/alice\.yaml:1:\d+: is nested more than 64 levels deep here\n/);
   });
 
   test('displayName is required, 1-64 characters counted as people count them', () => {
@@ -213,6 +213,12 @@ describe('profile schema', () => {
     for (const url of ['https://github.com@evil.example/', 'https://user:pass@example.net/', 'http://:x@example.net']) {
       expect(problems(`${BASE}socials:\n  - platform: github\n    url: ${url}\n`), url).toEqual([
         'profiles/alice.yaml:5:10 `socials[0].url`: must not hold a user name or password before the host (`name@`): `https://github.com@evil.example` goes to evil.example',
+      ]);
+    }
+    // A backslash: browsers go to evil.example, Python's urlsplit to github.com.
+    for (const url of ['"https://evil.example\\\\@github.com/"', 'https://github.com/a\\b']) {
+      expect(problems(`${BASE}socials:\n  - platform: github\n    url: ${url}\n`), url).toEqual([
+        'profiles/alice.yaml:5:10 `socials[0].url`: must not contain `\\` (browsers read it as `/`, other programs do not, so the address names two hosts): percent-encode it (`%5C`)',
       ]);
     }
     expect(value(`${BASE}socials:\n  - platform: mastodon\n    url: https://mastodon.social/@alice\n`).socials[0]!.url).toBe('https://mastodon.social/@alice');
