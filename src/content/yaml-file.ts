@@ -136,7 +136,16 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
   try {
     data = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (e) {
-    return { ok: false, problems: [{ file, message: (e as Error).message, hint: `use at most ${MAX_ALIASES} aliases (\`*name\`) in a file, or write the values out` }] };
+    // The library counts the aliases it expands (an alias of a list of aliases counts them all again), not those written.
+    const aliased = (e as Error).message.startsWith('Excessive alias count');
+    let first: Alias | undefined;
+    if (aliased) visit(doc, { Alias(_, alias) { first = alias; return visit.BREAK; } });
+    return {
+      ok: false,
+      problems: [aliased
+        ? { file, ...at(first?.range?.[0]), message: `its aliases (\`*name\`) make more than ${MAX_ALIASES} copies in all (an alias of a value holding aliases copies those again)`, hint: 'write the values out: profiles need no aliases' }
+        : { file, message: `cannot be read as YAML: ${(e as Error).message}` }],
+    };
   }
   if (data === null || data === undefined) {
     return { ok: false, problems: [{ file, line: 1, column: 1, message: 'the file is empty', hint: 'write the keys as `key: value` lines' }] };

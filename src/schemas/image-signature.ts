@@ -180,7 +180,13 @@ export function imageProblem(file: string, size: number, at: ReadAt): { message:
       hint: 'save it again with an image editor, without large embedded metadata',
     };
   }
-  if (dims.width < 1 || dims.height < 1 || dims.width > MAX_IMAGE_SIDE || dims.height > MAX_IMAGE_SIDE) {
+  if (dims.width < 1 || dims.height < 1) {
+    return {
+      message: `is ${dims.width}×${dims.height} px: an image with no pixels shows nothing`,
+      hint: 'export the image again from an image editor',
+    };
+  }
+  if (dims.width > MAX_IMAGE_SIDE || dims.height > MAX_IMAGE_SIDE) {
     return {
       message: `is ${dims.width}×${dims.height} px: an image may be at most ${MAX_IMAGE_SIDE} px a side`,
       hint: 'scale it down: it is shown at most a few hundred pixels wide (512 px is plenty)',

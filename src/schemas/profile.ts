@@ -37,7 +37,7 @@ export const SocialSchema = z.strictObject({
         { pattern: '^(?![a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]*@)', message: USERINFO_RULE },
       ],
     }),
-});
+}, { error: (issue) => (issue.code === 'invalid_type' ? 'must be a link of two lines, `- platform: github` and under it `url: https://github.com/alice`, not the address alone' : undefined) });
 export type Social = z.infer<typeof SocialSchema>;
 
 export const SuspensionSchema = z.strictObject({
@@ -49,7 +49,7 @@ export const SuspensionSchema = z.strictObject({
     .meta({ description: 'The notice shown on the profile page instead of its bio and links, published as `banInfo.message`; at most 1000 characters.' }),
   /** When the suspension started. */
   at: DateTimeSchema.meta({ description: 'When the suspension started: ISO 8601 with a zone, e.g. `2024-05-01T12:00:00Z`.' }),
-});
+}, { error: (issue) => (issue.code === 'invalid_type' ? 'must be keys indented under `suspension:`: `reason: spam` and `at: 2024-05-01T12:00:00Z` (and `message:` if you like), not a value on its line' : undefined) });
 export type Suspension = z.infer<typeof SuspensionSchema>;
 
 /** One profile: `content/profiles/<username>.yaml`. The file name is the username. */

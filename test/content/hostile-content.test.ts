@@ -202,6 +202,12 @@ describe('images are checked by their bytes', () => {
     expect(Object.values(IMAGES).map((b) => imageKindOf(b))).toEqual(['png', 'jpeg', 'jpeg', 'gif', 'webp', 'avif', 'avif']);
   });
 
+  test('an image of no pixels is refused as such, not as too large', () => {
+    const { dir } = fixtureCopy();
+    fs.writeFileSync(path.join(dir, 'avatars', 'none.png'), pngDeclaring(0, 0));
+    expect(report(dir)).toEqual(['avatars/none.png: is 0×0 px: an image with no pixels shows nothing\n    hint: export the image again from an image editor']);
+  });
+
   test('a cut-short image, or one over 4096 px a side, is refused with a hint (a 40,000 px PNG in a few KB was published)', () => {
     const { dir } = fixtureCopy();
     fs.writeFileSync(path.join(dir, 'avatars', 'bomb.png'), pngDeclaring(40_000, 40_000));

@@ -215,6 +215,9 @@ describe('profile schema', () => {
         'profiles/alice.yaml:5:10 `socials[0].url`: must not hold a user name or password before the host (`name@`): `https://github.com@evil.example` goes to evil.example',
       ]);
     }
+    // The address alone, or a suspension's reason on its line: what to write instead, at its line.
+    expect(problems(`${BASE}socials: [https://github.com/a]\n`)).toEqual(['profiles/alice.yaml:3:11 `socials[0]`: must be a link of two lines, `- platform: github` and under it `url: https://github.com/alice`, not the address alone']);
+    expect(problems(`${BASE}suspension: banned\n`)).toEqual(['profiles/alice.yaml:3:13 `suspension`: must be keys indented under `suspension:`: `reason: spam` and `at: 2024-05-01T12:00:00Z` (and `message:` if you like), not a value on its line']);
     // A backslash: browsers go to evil.example, Python's urlsplit to github.com.
     for (const url of ['"https://evil.example\\\\@github.com/"', 'https://github.com/a\\b']) {
       expect(problems(`${BASE}socials:\n  - platform: github\n    url: ${url}\n`), url).toEqual([
@@ -334,8 +337,8 @@ describe('YAML hazards', () => {
     const bomb = `${BASE}private:\n  a: &a [x, x, x, x, x, x, x, x, x, x]\n  b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n  c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n  d: [${Array(60).fill('*c').join(', ')}]\n`;
     expect(problems(bomb)).toMatchInlineSnapshot(`
       [
-        "profiles/alice.yaml: Excessive alias count indicates a resource exhaustion attack
-          hint: use at most 50 aliases (\`*name\`) in a file, or write the values out",
+        "profiles/alice.yaml:5:10: its aliases (\`*name\`) make more than 50 copies in all (an alias of a value holding aliases copies those again)
+          hint: write the values out: profiles need no aliases",
       ]
     `);
   });
