@@ -5,7 +5,7 @@ import { z } from 'astro/zod';
 import { API_VERSION, CreatorsBodySchema, ErrorBodySchema, UserBodySchema, type PublicUser } from '../schemas/api.ts';
 import { CreatorsQuerySchema, DecorationFileSchema, UsernameParamSchema, UsernameQuerySchema } from '../schemas/queries.ts';
 import { AVATAR_PATH, CREATORS_PATH, DECORATION_PATH, USERNAME_AT_MESSAGE, USERS_PATH, creatorsAnswer } from './handler.ts';
-import { ALLOWED_METHODS, CACHE_CONTROL, COMMON_HEADERS, NO_STORE, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS } from '../http/headers.ts';
+import { ALLOWED_METHODS, CACHE_CONTROL, COMMON_HEADERS, HTML_CSP, NO_STORE, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS, SVG_CSP } from '../http/headers.ts';
 import { MAX_TARGET_BYTES } from '../http/request.ts';
 import { errorJson, requestError, serverError, successJson, type ApiResponse } from '../http/response.ts';
 import type { SiteIndex } from '../model/site-index.ts';
@@ -40,7 +40,13 @@ const COMMON_RESPONSE_HEADERS: Json = Object.fromEntries(Object.entries(COMMON_H
   .map(([name]) => [titleCase(name), { $ref: `#/components/headers/${titleCase(name).replaceAll('-', '')}` }]));
 const CACHEABLE_HEADERS = { ...COMMON_RESPONSE_HEADERS, 'Cache-Control': { $ref: '#/components/headers/CacheControl' } };
 const NO_STORE_HEADERS = { ...COMMON_RESPONSE_HEADERS, 'Cache-Control': { $ref: '#/components/headers/CacheControlNoStore' } };
-const WITH_ETAG = { ...CACHEABLE_HEADERS, ETag: { $ref: '#/components/headers/ETag' } };
+/** An answer the server may send from the build's files: in the coding the client takes, which it says. */
+const CODED = { Vary: { $ref: '#/components/headers/Vary' }, 'Content-Encoding': { $ref: '#/components/headers/ContentEncoding' } };
+const WITH_ETAG = { ...CACHEABLE_HEADERS, ETag: { $ref: '#/components/headers/ETag' }, ...CODED };
+/** What HTML pages carry besides. */
+const PAGE_HEADERS = { 'Content-Security-Policy': { $ref: '#/components/headers/ContentSecurityPolicy' }, 'X-Frame-Options': { $ref: '#/components/headers/XFrameOptions' } };
+/** A 400 or 405: the error of the URL, kept by caches, or of the request itself, never stored. */
+const ERROR_HEADERS = { ...COMMON_RESPONSE_HEADERS, 'Cache-Control': { $ref: '#/components/headers/CacheControlOfError' } };
 
 /** A path's one operation, its GET: HEAD, OPTIONS and the refused methods are the same on every path, described once. */
 interface ReadRoute {
@@ -101,9 +107,10 @@ function makeOpenApi(index: SiteIndex): Json {
     description, headers, content: { 'application/json': { schema: ref('Error'), example: ex } },
   });
   const notModified = { description: 'Not modified: the `If-None-Match` ETag still matches.', headers: WITH_ETAG };
+  // Images are sent as they are (compressed already), with no coding to vary by; SVG with its own CSP.
   const image = (description: string) => ({
     description,
-    headers: WITH_ETAG,
+    headers: { ...CACHEABLE_HEADERS, ETag: { $ref: '#/components/headers/ETag' }, 'Content-Security-Policy': { $ref: '#/components/headers/ContentSecurityPolicy' } },
     content: Object.fromEntries(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/svg+xml']
       .map((t) => [t, { schema: { type: 'string', contentMediaType: t } }])),
   });
@@ -112,6 +119,8 @@ function makeOpenApi(index: SiteIndex): Json {
   // failure of ours. Shared components, referenced by every operation.
   const UNROUTED: Record<string, [string, Json]> = {
     414: ['UriTooLong', err('The request target is too long. Never stored by a cache.', example(requestError(414, `The request target is longer than ${MAX_TARGET_BYTES} bytes.`)), requestErrorHeaders)],
+    408: ['RequestTimeout', err('The request\'s headers did not arrive in time. Never stored by a cache.', example(requestError(408, 'The request did not arrive in time: send its headers within the time the server allows.')), requestErrorHeaders)],
+    417: ['ExpectationFailed', err('An `Expect` header other than `100-continue`. Never stored by a cache.', example(requestError(417, 'Expect: only 100-continue is understood.')), requestErrorHeaders)],
     431: ['HeaderFieldsTooLarge', err('The request headers are too large. Never stored by a cache.', example(requestError(431, 'The request headers are too large: send fewer or shorter headers (16 KiB in all at most).')), requestErrorHeaders)],
     500: ['InternalError', err('A failure of the server, never of the input. Never stored by a cache.', example(serverError()), NO_STORE_HEADERS)],
   };
@@ -131,7 +140,8 @@ function makeOpenApi(index: SiteIndex): Json {
   };
   responseComponents.MethodNotAllowed = {
     description: `The answer to any method but ${ALLOWED_METHODS} on any path: the API is read-only.`,
-    headers: { ...CACHEABLE_HEADERS, Allow: constHeader('The methods answered.', ALLOWED_METHODS) },
+    // A method HTTP does not define is also a request error: `no-store`, the connection closed after it.
+    headers: { ...ERROR_HEADERS, Allow: constHeader('The methods answered.', ALLOWED_METHODS) },
     content: {
       'application/json': {
         schema: ref('Error'),
@@ -146,7 +156,8 @@ function makeOpenApi(index: SiteIndex): Json {
   const readOnly = (route: ReadRoute): Json => ({
     get: {
       operationId: route.id, tags: [route.tag], summary: route.summary, description: route.description,
-      parameters: route.parameters, responses: { ...route.responses, ...unrouted() },
+      // A 400 may also be about the request itself (unparseable, no `Host`): `BAD_REQUEST`, never stored.
+      parameters: route.parameters, responses: { ...route.responses, ...(route.responses[400] && { 400: { ...route.responses[400], headers: ERROR_HEADERS } }), ...unrouted() },
     },
   });
   const usernameMissing = error(400, 'MISSING_USERNAME', 'A username is required.');
@@ -171,6 +182,8 @@ function makeOpenApi(index: SiteIndex): Json {
         + '`204` with the headers of `components.responses.Preflight`. Any other method '
         + `(${REFUSED_METHODS.map((m) => `\`${m.toUpperCase()}\``).join(', ')}, or one HTTP does not define) is a \`405\` `
         + `with \`Allow: ${ALLOWED_METHODS}\` and a \`METHOD_NOT_ALLOWED\` error: \`components.responses.MethodNotAllowed\`.`,
+        `Any other address under \`/api/\` or \`/service-api/\` is a \`404\` with a \`NOT_FOUND\` error (\`${USERS_PATH}/\` with no name: the \`400\` of \`MISSING_USERNAME\`); `
+        + 'any other address elsewhere the HTML 404 page.',
         `JSON answers carry \`meta\`. ${PRERENDERED_META} ${ON_DEMAND_META} Each operation says which of its answers are which.`,
       ].join('\n\n'),
     },
@@ -235,7 +248,7 @@ function makeOpenApi(index: SiteIndex): Json {
               },
             },
           },
-          304: notModified,
+          304: { ...notModified, headers: { ...notModified.headers, Link: { description: 'As on the 200: the neighbouring pages.', schema: { type: 'string' } } } },
           400: err('A parameter value is invalid; the message names it and what is allowed.', error(400, 'INVALID_PARAMETER', '`limit` must be a whole number from 1 to 100 (default 50)')),
         },
       }),
@@ -272,10 +285,10 @@ function makeOpenApi(index: SiteIndex): Json {
         description: 'A pre-rendered page at the lowercase address; other casings and a trailing slash redirect there.',
         parameters: [{ name: 'username', in: 'path', required: true, schema: { type: 'string' }, example: name }],
         responses: {
-          200: { description: 'The page.', headers: WITH_ETAG, content: { 'text/html': { schema: { type: 'string' } } } },
+          200: { description: 'The page.', headers: { ...WITH_ETAG, ...PAGE_HEADERS }, content: { 'text/html': { schema: { type: 'string' } } } },
           304: notModified,
           308: { description: 'Another casing: a redirect to the lowercase address.', headers: { ...CACHEABLE_HEADERS, Location: { description: 'The canonical address.', schema: { type: 'string' } } } },
-          404: { description: 'The 404 page.', headers: CACHEABLE_HEADERS, content: { 'text/html': { schema: { type: 'string' } } } },
+          404: { description: 'The 404 page.', headers: { ...CACHEABLE_HEADERS, ...PAGE_HEADERS, ...CODED }, content: { 'text/html': { schema: { type: 'string' } } } },
         },
       }),
     },
@@ -291,6 +304,15 @@ function makeOpenApi(index: SiteIndex): Json {
           .map(([n, v]) => [titleCase(n).replaceAll('-', ''), constHeader(COMMON_HEADER_NOTES[n] ?? 'Sent on every answer.', v)])),
         CacheControl: constHeader('An edge keeps the answer 30 s and may serve it stale 60 s more while it refreshes.', CACHE_CONTROL),
         CacheControlNoStore: constHeader('Never stored: the answer depends on more than the URL, or on a failure of ours.', NO_STORE),
+        CacheControlOfError: {
+          description: `The error of a URL is kept by an edge as an answer is (\`${CACHE_CONTROL}\`); one about the request itself (\`BAD_REQUEST\`: unparseable, no \`Host\` or several; a method HTTP does not define) is \`${NO_STORE}\`, since a cache keys on the URL alone.`,
+          schema: { type: 'string', enum: [CACHE_CONTROL, NO_STORE] },
+        },
+        // An enum of one, not a `const`: a `const` header is one every such answer carries.
+        Vary: { description: 'On answers sent from the build\'s files (pre-rendered JSON, pages), which come in the coding the client accepts: a cache keeps one copy per coding. Absent on answers made on demand.', schema: { type: 'string', enum: ['Accept-Encoding'] } },
+        ContentEncoding: { description: 'The coding of the body, when the client accepts one and the file has it: `br` before `gzip`. Absent: the body as it is.', schema: { type: 'string', enum: ['br', 'gzip'] } },
+        ContentSecurityPolicy: { description: 'HTML: only the site\'s own files, no inline script, no framing. SVG: no script, sandboxed.', schema: { type: 'string', enum: [HTML_CSP, SVG_CSP] } },
+        XFrameOptions: constHeader('HTML only: never in a frame.', 'DENY'),
         ETag: { description: 'Send it back in `If-None-Match` to get a 304.', schema: { type: 'string' } },
       },
     },
