@@ -70,6 +70,8 @@ export interface ParseOptions {
   deferCacheWrite?: boolean;
   /** A test hook: threads read ahead (`readAhead`) after this many reads, however fast they were. */
   readAheadAfter?: number;
+  /** Text read and not yet parsed, at most (UTF-16 code units); default OUTSTANDING_CHARS. */
+  textInFlight?: number;
 }
 
 export interface ParseStats {
@@ -84,12 +86,20 @@ export interface ParseStats {
   creatorsFromCache?: number;
   /** Threads read the files ahead (they came from disk: `readAhead`). */
   readAhead?: boolean;
+  /** The most text read and not yet parsed at any time (UTF-16 code units): what `textInFlight` bounds. */
+  mostTextInFlight?: number;
 }
 
 /** Below this many files to parse, starting workers costs more than it saves. */
 const FILES_PER_WORKER_MIN = 2_000;
 /** Files per message to a worker: small enough to balance two workers, big enough to amortise the message. */
 const BATCH = 1_000;
+/**
+ * Text read and not yet parsed, at most: past it this thread waits before reading on, and a
+ * message holds an eighth of it at most (a thousand files of 128 KiB would be one of 250 MB).
+ * Without a bound it read far ahead of the parsing: 5,000 files of 127 KiB took 1.6-2.0 GB.
+ */
+const OUTSTANDING_CHARS = 32 * 1024 * 1024;
 const CACHE_VERSION = 3;
 
 /** Reads timed before deciding whether to read ahead: a few milliseconds when the files are in memory. */
@@ -211,12 +221,22 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
   const startPoolAt = options.workers !== undefined ? (options.workers > 0 ? 1 : Infinity) : cores > 1 ? 2 * FILES_PER_WORKER_MIN : Infinity;
   /** Files parsed (not taken from the cache), in this thread (`todo`) or by the pool. */
   let parseCount = 0;
+  const limit = options.textInFlight ?? OUTSTANDING_CHARS;
+  let todoChars = 0;
+  let mostTextInFlight = 0;
   const toParse = (item: ParseItem) => {
     parseCount++;
-    if (pool) return pool.push(item);
+    if (pool) {
+      pool.push(item);
+      mostTextInFlight = Math.max(mostTextInFlight, pool.inFlight);
+      return;
+    }
     todo.push(item);
-    if (todo.length < startPoolAt) return;
-    pool = new ParsePool(options.workers ?? Math.min(cores, Math.max(2, Math.floor(readCount / FILES_PER_WORKER_MIN))), (i, result) => { parsed[i] = result; });
+    todoChars += item.source.length;
+    mostTextInFlight = Math.max(mostTextInFlight, todoChars);
+    // Big files start the pool sooner: 4,000 of 127 KiB waited in this thread, 500 MB.
+    if (todo.length < startPoolAt && (todoChars < limit || startPoolAt === Infinity)) return;
+    pool = new ParsePool(options.workers ?? Math.min(cores, Math.max(2, Math.floor(readCount / FILES_PER_WORKER_MIN))), (i, result) => { parsed[i] = result; }, limit);
     // Their texts are the pool's now: at 1,000,000 profiles, 1 GB this thread need not hold.
     for (const t of todo.splice(0)) pool.push(t);
   };
@@ -231,8 +251,8 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
         ahead = readAhead(reads.slice(k).map((i) => files[i]!.file));
       }
       // The pool's results wait for this thread's event loop: taken every batch, not piled up
-      // (serialised) until the last file is read.
-      if (pool && k % BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+      // (serialised) until the last file is read; and the reading waits for the parsing.
+      if (pool && (k % BATCH === 0 || pool.full)) await pool.room();
       const i = reads[k]!;
       const { username, file } = files[i]!;
       const r = read(file);
@@ -294,7 +314,7 @@ export async function parseProfiles(files: readonly ProfileFile[], options: Pars
     const { username } = files[i]!;
     if (hashes[i] !== undefined && !settledStamps.has(username)) digests.set(username, hashes[i]!);
   }
-  return { parsed, stats: { files: files.length, fromCache: files.length - parseCount, read: readCount, workers, readAhead: ahead !== undefined }, saveCache: () => saveCache(), stamps: settledStamps, digests };
+  return { parsed, stats: { files: files.length, fromCache: files.length - parseCount, read: readCount, workers, readAhead: ahead !== undefined, mostTextInFlight }, saveCache: () => saveCache(), stamps: settledStamps, digests };
 }
 
 /** A profile file to parse: its place in the run's order, and its text. */
@@ -313,21 +333,28 @@ interface ParseItem {
  */
 class ParsePool {
   readonly threads: number;
-  readonly #workers: { worker: Worker; pending: number[][]; outstanding: number }[];
+  readonly #workers: { worker: Worker; pending: { order: number[]; chars: number }[]; outstanding: number }[];
   readonly #done: (i: number, result: ParsedProfile) => void;
   #batch: ParseItem[] = [];
+  #batchChars = 0;
+  /** Text sent and not yet parsed. */
+  #outstandingChars = 0;
   #failure: unknown;
   #finishing: (() => void) | undefined;
+  #roomMade: (() => void) | undefined;
+  readonly #limit: number;
 
-  constructor(count: number, done: (i: number, result: ParsedProfile) => void) {
+  constructor(count: number, done: (i: number, result: ParsedProfile) => void, limit = OUTSTANDING_CHARS) {
     this.threads = count;
     this.#done = done;
+    this.#limit = limit;
     this.#workers = Array.from({ length: count }, () => {
-      const entry = { worker: new Worker(new URL('./profile-files-worker.ts', import.meta.url)), pending: [] as number[][], outstanding: 0 };
+      const entry = { worker: new Worker(new URL('./profile-files-worker.ts', import.meta.url)), pending: [] as { order: number[]; chars: number }[], outstanding: 0 };
       entry.worker.on('message', (results: ParsedProfile[]) => {
-        const order = entry.pending.shift()!;
+        const { order, chars } = entry.pending.shift()!;
         for (let k = 0; k < results.length; k++) this.#done(order[k]!, results[k]!);
         entry.outstanding -= results.length;
+        this.#outstandingChars -= chars;
         this.#settle();
       });
       entry.worker.once('error', (e) => { this.#failure ??= e; this.#settle(); });
@@ -342,7 +369,27 @@ class ParsePool {
 
   push(item: ParseItem): void {
     this.#batch.push(item);
-    if (this.#batch.length === BATCH) this.#send();
+    this.#batchChars += item.source.length;
+    if (this.#batch.length === BATCH || this.#batchChars >= this.#limit / 8) this.#send();
+  }
+
+  /**
+   * Resolves once the workers hold less than the limit of text not yet parsed (at once
+   * where they do, after the event loop has taken their results), or one has failed.
+   */
+  room(): Promise<void> {
+    if (this.#outstandingChars < this.#limit || this.#failure !== undefined) return new Promise((resolve) => setImmediate(resolve));
+    return new Promise((resolve) => { this.#roomMade = resolve; });
+  }
+
+  /** Whether the reader should wait for `room()` before reading on. */
+  get full(): boolean {
+    return this.#outstandingChars >= this.#limit;
+  }
+
+  /** Text read and not yet parsed: sent, or waiting for its message. */
+  get inFlight(): number {
+    return this.#outstandingChars + this.#batchChars;
   }
 
   /** Sends what is left, waits for every result, and ends the threads; rejects with the first failure. */
@@ -363,14 +410,21 @@ class ParsePool {
 
   #send(): void {
     const batch = this.#batch;
+    const chars = this.#batchChars;
     this.#batch = [];
+    this.#batchChars = 0;
     const to = this.#workers.reduce((a, b) => (b.outstanding < a.outstanding ? b : a));
-    to.pending.push(batch.map((t) => t.i));
+    to.pending.push({ order: batch.map((t) => t.i), chars });
     to.outstanding += batch.length;
+    this.#outstandingChars += chars;
     to.worker.postMessage(batch.map(({ username, file, source }) => ({ username, file, source })));
   }
 
   #settle(): void {
+    if (this.#roomMade && (this.#outstandingChars < this.#limit || this.#failure !== undefined)) {
+      this.#roomMade();
+      this.#roomMade = undefined;
+    }
     if (this.#finishing && (this.#failure !== undefined || this.#workers.every((w) => w.pending.length === 0))) this.#finishing();
   }
 }
