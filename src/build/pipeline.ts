@@ -14,7 +14,7 @@ import type { DeployTarget } from '../config.ts';
 import { formatProblem } from '../content/problems.ts';
 import { BuildLockHeld, acquireBuildLock } from '../release/lock.ts';
 import { LOCK_FILE, releasesDir, servedRelease } from '../release/releases.ts';
-import { faultPoint } from './faults.ts';
+import { diskFault, diskFaultMessage, faultPoint } from './faults.ts';
 import { renderFingerprint } from './reuse/page-reuse.ts';
 import { rendererDir } from './astro/keep-renderer.ts';
 import { nothingChanged, planRelease, readContent, type ContentRead, type ReleasePlan } from './plan.ts';
@@ -164,6 +164,11 @@ async function runBuildSteps(o: BuildOptions, heavy: () => void): Promise<number
   try {
     lock = acquireBuildLock(path.join(releasesDir(o.distDir), LOCK_FILE));
   } catch (e) {
+    const disk = diskFault(e);
+    if (disk) {
+      console.error(`build failed: ${diskFaultMessage(disk, `${path.relative(process.cwd(), releasesDir(o.distDir))}/`)}`);
+      return 1;
+    }
     if (!(e instanceof BuildLockHeld)) throw e;
     console.error(`build: ${e.message}`);
     return 75; // EX_TEMPFAIL: try again later
@@ -228,7 +233,10 @@ async function runBuildSteps(o: BuildOptions, heavy: () => void): Promise<number
   } catch (e) {
     await Promise.allSettled([background.clearing, background.writingUsers, rendering]);
     release.abandon();
-    console.error(`build failed: ${e instanceof BuildRefused ? e.message : (e as Error).stack ?? e}`);
+    const disk = diskFault(e);
+    // A full disk in words, then what it was doing: a stack of Node's internals helps nobody.
+    if (disk) console.error(`build failed: ${diskFaultMessage(disk, `${path.relative(process.cwd(), releasesDir(o.distDir))}/`)}\n  (${String((e as Error)?.message ?? e).split('\n')[0]})`);
+    else console.error(`build failed: ${e instanceof BuildRefused ? e.message : (e as Error).stack ?? e}`);
     const now = servedRelease(o.distDir);
     console.error(`${path.relative(process.cwd(), o.distDir)}/ ${now === release.id ? `serves the new release ${release.id}` : now ? `still serves release ${now}` : 'is untouched'}.`);
     return 1;

@@ -24,7 +24,7 @@ import { addStats, emptyStats, type CompressStats } from './files/compress.ts';
 import { isRetiredAsset } from './files/retired-assets.ts';
 import { wholeIndexFiles } from './derived.ts';
 import type { EditPlan } from './reuse/edit-path.ts';
-import { faultPoint } from './faults.ts';
+import { diskFault, faultPoint } from './faults.ts';
 import type { Build, BuildOptions } from './pipeline.ts';
 import type { ContentRead, ReleasePlan } from './plan.ts';
 
@@ -254,6 +254,8 @@ async function renderWithKept(build: Build, read: ContentRead, renderer: PageRen
  * a build of another release that may be using them.
  */
 function keptRendererFailed(build: Build, e: unknown): Error {
+  // A full disk is no fault of the renderer: it stays for the next build.
+  if (diskFault(e)) return e as Error;
   fs.rmSync(path.join(build.keptDir, KEPT_FILE), { force: true });
   return new Error(`the kept renderer failed (the next build compiles anew): ${(e as Error)?.stack ?? e}`);
 }

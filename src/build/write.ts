@@ -56,6 +56,10 @@ export function startWriting(build: Build, read: ContentRead, release: ReleasePl
   const compressed = emptyStats();
   const layout = build.codings;
   const writingUsers = writeUserFiles(release.usersStaging, index, times, changedUsers ? index.users.filter((u) => changedUsers.has(u.username)) : index.users, layout && { stats: compressed, layout }, recycled);
+  // Awaited after the render (writeRelease, publishRelease): a failure before then (a full disk) is
+  // handled there, not by Node as an unhandled rejection that ends the build before it cleans up.
+  writingUsers.catch(() => {});
+  clearing.catch(() => {});
   return { clearing, writingUsers, compressed, recycled };
 }
 

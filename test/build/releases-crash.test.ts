@@ -92,10 +92,15 @@ describe('a build that dies', () => {
   test('a full disk fails the build with the reason, leaves nothing behind, and the served release stays', async () => {
     const { dist, base } = service;
     const before = { served: servedRelease(dist)!, index: siteIndex(dist), releases: listReleases(dist) };
-    for (const step of ['rendering', 'written', 'sealed'] as const) {
+    // `users`: the user answers' writer, whose failure waits for the render to end (it ended the
+    // build with Node's unhandled rejection, leaving the staging folders on the full disk).
+    for (const step of ['rendering', 'users', 'written', 'sealed'] as const) {
       const b = service.build(edited, { BUILD_FAULT: `enospc@${step}` });
       expect(b.status, step).toBe(1);
-      expect(b.stderr).toContain('ENOSPC: no space left on device');
+      // In words: the disk, what to do, and that nothing needs cleaning up; then what failed.
+      expect(b.stderr, step).toMatch(/build failed: the disk holding .*dist\.releases\/ is full \(ENOSPC\): free space there, then build again\. Nothing needs cleaning up/);
+      expect(b.stderr, step).toContain('ENOSPC: no space left on device');
+      expect(b.stderr, step).not.toMatch(/triggerUncaughtException|kept renderer failed/);
       expect(b.stderr).toContain(`still serves release ${before.served}`);
       expect(servedRelease(dist)).toBe(before.served);
       expect(siteIndex(dist)).toBe(before.index);

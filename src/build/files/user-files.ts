@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ENCODINGS } from '../../http/headers.ts';
 import { identityOf, isPacked } from '../../release/coded-file.ts';
+import { USERS_STEP, diskFullAt } from '../faults.ts';
 import { NO_SIBLINGS, codedFile, emptyStats, type CodingLayout, type CompressStats } from './compress.ts';
 
 export interface UserFilesBatch {
@@ -28,6 +29,7 @@ export interface UserFilesTarget {
 
 /** Writes one batch; returns how many files and what was compressed. */
 export function writeUserBatch(target: UserFilesTarget, batch: UserFilesBatch): { written: number; compressed: CompressStats } {
+  diskFullAt(USERS_STEP);
   const compressed = emptyStats();
   let start = 0;
   for (let i = 0; i < batch.names.length; i++) {
