@@ -10,11 +10,13 @@
 export const BUILD_STEPS = ['locked', 'cleaned', 'validated', 'rendering', 'rendered', 'written', 'sealed', 'switching', 'switched'] as const;
 /** The point where the compile of a first build of new code, a process of its own (astro/compile-process.ts), begins: reached only by such builds. */
 export const COMPILE_STEP = 'compiling';
-export type BuildStep = (typeof BUILD_STEPS)[number] | typeof COMPILE_STEP;
+export type BuildStep = (typeof BUILD_STEPS)[number] | typeof COMPILE_STEP | typeof COMPILED_STEP;
+/** The compile's end, after `astro build` (and Cloudflare's plugin) wrote its files, before the process exits. */
+export const COMPILED_STEP = 'compiled';
 /** Where the user answers are written, beside the rendering (write-build.ts): a full disk there fails the build after the render. */
 export const USERS_STEP = 'users';
 /** Every step a fault may name. */
-const FAULT_STEPS: readonly string[] = [...BUILD_STEPS, COMPILE_STEP, USERS_STEP];
+const FAULT_STEPS: readonly string[] = [...BUILD_STEPS, COMPILE_STEP, COMPILED_STEP, USERS_STEP];
 
 const faults = (env: NodeJS.ProcessEnv) => (env.BUILD_FAULT ?? '').split(',').filter(Boolean).map((f) => {
   const at = f.indexOf('@');

@@ -15,6 +15,7 @@ import { formatProblem } from '../content/problems.ts';
 import { BuildLockHeld, acquireBuildLock } from '../release/lock.ts';
 import { LOCK_FILE, releasesDir, servedRelease } from '../release/releases.ts';
 import { diskFault, diskFaultMessage, faultPoint } from './faults.ts';
+import { repairWranglerRedirect } from './astro/wrangler-deploy-config.ts';
 import { renderFingerprint } from './reuse/page-reuse.ts';
 import { rendererDir } from './astro/keep-renderer.ts';
 import { nothingChanged, planRelease, readContent, type ContentRead, type ReleasePlan } from './plan.ts';
@@ -190,6 +191,8 @@ async function runBuildSteps(o: BuildOptions, heavy: () => void): Promise<number
     console.warn(`build: took over the lock of build pid ${dead.pid} (started ${dead.startedAt}), which is no longer running.`);
   }
   await faultPoint('locked');
+  // A build killed during a compile left `wrangler deploy` naming the compile's scratch folder.
+  if (o.target === 'cloudflare') repairWranglerRedirect(o.root, o.distDir);
   // The code holds no content: a first build of it compiles beside validating (render.ts).
   // npm start's builder does not: a build that needs it runs in a process of its own (editOnly).
   if (!o.editOnly) build.compiling = compileRenderer(build);

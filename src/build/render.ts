@@ -22,6 +22,7 @@ import { astroFallback } from './astro/fallbacks.ts';
 import type { CompileJob } from './astro/compile-process.ts';
 import { addStats, emptyStats, type CompressStats } from './files/compress.ts';
 import { isRetiredAsset } from './files/retired-assets.ts';
+import { holdWranglerRedirect } from './astro/wrangler-deploy-config.ts';
 import { wholeIndexFiles } from './derived.ts';
 import type { EditPlan } from './reuse/edit-path.ts';
 import { diskFault, faultPoint } from './faults.ts';
@@ -82,9 +83,11 @@ export function compileRenderer(build: Build): Promise<void> | undefined {
     root: o.root, contentDir: o.contentDir, siteUrl: o.siteUrl, builtAt: o.builtAt.toISOString(), target: o.target,
     key: build.keptKey, keptDir: build.keptDir, outDir: scratch, logLevel: o.astroLogLevel,
   };
+  const restoreRedirect = o.target === 'cloudflare' ? holdWranglerRedirect(o.root, o.distDir) : undefined;
   const compile = compileElsewhere(job)
     .then((peakKb) => { build.compilePeakKb = peakKb; })
     .finally(() => {
+      restoreRedirect?.();
       fs.rmSync(scratch, { recursive: true, force: true });
       compiles.delete(build.keptDir);
     });

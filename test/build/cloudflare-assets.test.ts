@@ -112,7 +112,7 @@ describe('Cloudflare builds and the render engine', () => {
     for (const file of ['entry.mjs', 'wrangler.json']) expect(sb.get(file)!.equals(sa.get(file)!), file).toBe(true);
   }, 120_000);
 
-  test('a first build of new code stopped by bad content leaves `wrangler deploy` pointed at the served release', () => {
+  test('a first build of new code stopped by bad content, or killed in its compile, leaves `wrangler deploy` pointed at the served release', () => {
     const served = whole('served', {});
     const before = fs.readFileSync(redirect, 'utf8');
     expect(path.resolve(path.dirname(redirect), (JSON.parse(before) as { configPath: string }).configPath)).toBe(path.join(served.dist, 'server', 'wrangler.json'));
@@ -129,7 +129,24 @@ describe('Cloudflare builds and the render engine', () => {
     }
     // The compile pointed it at its scratch folder, gone now: put back.
     expect(fs.readFileSync(redirect, 'utf8')).toBe(before);
-  }, 120_000);
+    // A compile killed once it had written its files (by the OOM killer, say) cannot put it back
+    // itself: the build does.
+    const killed = buildFixture(FIXTURE, served.dist, { DEPLOY_TARGET: 'cloudflare', KEPT_RENDERER: '0', BUILD_FAULT: 'compiled' });
+    expect(killed.status).toBe(1);
+    expect(killed.stderr).toMatch(/BUILD_FAULT: SIGKILL at compiled/);
+    expect(fs.readFileSync(redirect, 'utf8')).toBe(before);
+    // A whole build killed during its compile left it naming the compile's scratch folder: the next
+    // Cloudflare build, even one that stops at bad content, points it at the served release again.
+    fs.writeFileSync(redirect, JSON.stringify({ configPath: '../../node_modules/.cache/profile-lookup/renderers/cloudflare-x.astro-out.1.tmp/server/wrangler.json', auxiliaryWorkers: [] }));
+    const { parent: p2, content: c2 } = copyFixture('cloudflare-bad2');
+    try {
+      fs.writeFileSync(path.join(c2, 'profiles', 'bob.yaml'), 'displayName: [unclosed\n');
+      expect(buildFixture(c2, served.dist, { DEPLOY_TARGET: 'cloudflare' }).status).toBe(1);
+    } finally {
+      fs.rmSync(p2, { recursive: true, force: true });
+    }
+    expect(path.resolve(path.dirname(redirect), (JSON.parse(fs.readFileSync(redirect, 'utf8')) as { configPath: string }).configPath)).toBe(path.join(served.dist, 'server', 'wrangler.json'));
+  }, 180_000);
 });
 
 describe('assetLimitProblem', () => {

@@ -9,8 +9,7 @@ import { mediaAddressesFor } from '../../model/public-user.ts';
 import type { DeployTarget } from '../../config.ts';
 import { handOverSiteIndex } from './page-data.ts';
 import { keepRendererIn, type KeptRendererKey } from './keep-renderer.ts';
-import { COMPILE_STEP, faultPoint } from '../faults.ts';
-import { keepingWranglerRedirect } from './wrangler-deploy-config.ts';
+import { COMPILED_STEP, COMPILE_STEP, faultPoint } from '../faults.ts';
 
 /** What the compile needs of the build. */
 export interface CompileJob {
@@ -38,8 +37,10 @@ keepRendererIn({ ...job.key, dir: job.keptDir });
 await faultPoint(COMPILE_STEP);
 const { build } = await import('astro');
 const compile = () => build({ root: job.root, outDir: job.outDir, logLevel: job.logLevel as 'info' | undefined ?? 'warn' });
-// Cloudflare's plugin points `wrangler deploy` at what it built, here a scratch folder: not kept.
-await (job.target === 'cloudflare' ? keepingWranglerRedirect(job.root, compile) : compile());
+// Cloudflare's plugin points `wrangler deploy` at what it built, here a scratch folder: the build's
+// process puts the redirect back once this process has ended (wrangler-deploy-config.ts).
+await compile();
+await faultPoint(COMPILED_STEP);
 // Its peak, for the build's summary line; then nothing is left to wait for: a handle Vite or a
 // plugin left open must not keep the build waiting.
 process.send?.({ maxRssKb: process.resourceUsage().maxRSS }, () => process.exit(0));

@@ -38,19 +38,47 @@ function writeRedirect(redirect: string, text: string | Buffer): void {
 }
 
 /**
- * Runs `compile` (a compile of the renderer, src/build/astro/compile-process.ts) and puts back the
- * redirect it rewrote: the plugin points it at the compile's scratch folder, removed when the
- * compile ends, and a build stopped after the compile (bad content) would leave `wrangler deploy`
- * pointing at nothing. The served release's stays until a build publishes another.
+ * Whether the redirect at `redirect` names a deploy config that exists outside the renderers'
+ * scratch folders: one left by a compile that was killed names its scratch folder, which is gone
+ * (or, if the whole build was killed, still there, holding a Worker built from no profiles).
  */
-export async function keepingWranglerRedirect<T>(root: string, compile: () => Promise<T>): Promise<T> {
-  const redirect = path.join(root, DEPLOY_REDIRECT);
-  let before: Buffer | undefined;
-  try { before = fs.readFileSync(redirect); } catch { /* none yet */ }
+function redirectSound(redirect: string, text: Buffer): boolean {
   try {
-    return await compile();
-  } finally {
+    const target = path.resolve(path.dirname(redirect), (JSON.parse(text.toString()) as { configPath: string }).configPath);
+    return !/\.tmp(\/|\\)/.test(target) && fs.existsSync(target);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Puts right a redirect a killed build left naming a compile's scratch folder: at the release
+ * `distDir` serves, where there is one, else none. A sound redirect is left as it is (it may name
+ * another DIST_DIR's release). Returns the redirect's bytes as they now are.
+ */
+export function repairWranglerRedirect(root: string, distDir: string, env: NodeJS.ProcessEnv = process.env): Buffer | undefined {
+  const redirect = path.join(root, DEPLOY_REDIRECT);
+  let text: Buffer;
+  try { text = fs.readFileSync(redirect); } catch { return undefined; }
+  if (redirectSound(redirect, text)) return text;
+  if (fs.existsSync(path.join(distDir, 'server', 'wrangler.json'))) pointWranglerAtServedRelease(root, distDir, env);
+  else fs.rmSync(redirect, { force: true });
+  try { return fs.readFileSync(redirect); } catch { return undefined; }
+}
+
+/**
+ * Before a compile of the renderer (src/build/astro/compile-process.ts), in the build's process:
+ * returns what puts back the redirect as it was once the compile has ended, however it ended. The
+ * plugin points it at the compile's scratch folder, removed when the compile ends, and a build
+ * stopped after the compile (bad content), or a compile killed (by the OOM killer, say) before it
+ * could put it back itself, would leave `wrangler deploy` deploying nothing, or a Worker without
+ * profiles. The served release's stays until a build publishes another.
+ */
+export function holdWranglerRedirect(root: string, distDir: string): () => void {
+  const redirect = path.join(root, DEPLOY_REDIRECT);
+  const before = repairWranglerRedirect(root, distDir);
+  return () => {
     if (before === undefined) fs.rmSync(redirect, { force: true });
     else writeRedirect(redirect, before);
-  }
+  };
 }
