@@ -2,7 +2,9 @@
 // link, src/release/releases.ts). Then the lock goes, so the next build may start, while this one
 // removes the releases it pruned.
 import fs from 'node:fs';
-import { releasePath, releasesDir, switchRelease, syncDir } from '../release/releases.ts';
+import path from 'node:path';
+import { LOCK_FILE, readReleaseInfo, releasePath, releasesDir, servedRelease, switchRelease, syncDir } from '../release/releases.ts';
+import { acquireBuildLock } from '../release/lock.ts';
 import { pointWranglerAtServedRelease } from './astro/wrangler-deploy-config.ts';
 import { faultPoint } from './faults.ts';
 import type { Build } from './pipeline.ts';
@@ -30,4 +32,31 @@ export async function publishRelease(build: Build, release: ReleasePlan, backgro
   // Removing old releases is housekeeping: a failure here is worth a line, not a failed build.
   await background.clearing.catch((e: unknown) => console.warn(`build: ${(e as Error).message}; the next build tries again.`));
   return servedAfter;
+}
+
+/**
+ * Serves again the release served before `id`, if `id` is still the one served: a build that
+ * trusted a list of changed files published `id`, then the check after it found content that does
+ * not build, in a file the list left out (a pull after a failed build, whose list starts at the
+ * pull before). A full build of that content publishes nothing; neither does this one, in the end.
+ * Under the build lock; says what it did. Returns the release served afterwards.
+ */
+export function withdrawRelease(distDir: string, id: string): string | undefined {
+  const previous = readReleaseInfo(distDir, id)?.previous;
+  const shown = `${path.relative(process.cwd(), distDir) || distDir}/`;
+  let lock;
+  try {
+    lock = acquireBuildLock(path.join(releasesDir(distDir), LOCK_FILE), 'build');
+  } catch (e) {
+    console.error(`build: release ${id} was published from a list of changed files that left out a problem, and could not be withdrawn: ${(e as Error).message}`);
+    return servedRelease(distDir);
+  }
+  try {
+    if (!previous || servedRelease(distDir) !== id) return servedRelease(distDir);
+    switchRelease(distDir, previous);
+    console.error(`build: release ${id}, built from the list of changed files, is withdrawn: the content has the problem above, which the list left out. ${shown} serves release ${previous} again, as before this build.`);
+    return previous;
+  } finally {
+    lock.release();
+  }
 }

@@ -283,6 +283,20 @@ describe('edit builds told which files changed (npm start sets CHANGED_FILES)', 
     expect(JSON.parse(servedText(a.files.get('api/v1/users/erin_99')!)).data.bio).toBe('Told.');
   }, 120_000);
 
+  test('a problem the list left out: the check finds it, and the release the list built is withdrawn, as a full build would publish nothing', () => {
+    const { content, dist } = firstBuild('told-problem');
+    const first = servedRelease(dist)!;
+    // A pull after a failed build: carol broke then, bob changes now; the list has bob only.
+    edit(content, 'bob', (t) => t.replace(/^displayName: .*$/m, 'displayName: "Listed"'));
+    edit(content, 'carol', () => 'displayName: [unclosed\n');
+    const r = told(content, dist, ['profiles/bob.yaml']);
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/carol\.yaml:\d+:/);
+    expect(r.stderr).toMatch(/is withdrawn: the content has the problem above, which the list left out\. .*serves release .* again/);
+    expect(servedRelease(dist)).toBe(first);
+    expect(JSON.parse(servedText(servedState(dist).files.get('api/v1/users/bob')!)).data.displayName).not.toBe('Listed');
+  }, 120_000);
+
   test('a profile added or removed by name, and a change the list left out, which the check finds and builds', () => {
     const { content, dist, reference } = firstBuild('told-missed');
     fs.writeFileSync(path.join(content, 'profiles', 'bea.yaml'), 'displayName: Bea\ncreatedAt: 2024-01-01T00:00:00Z\n');
