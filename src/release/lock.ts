@@ -134,12 +134,26 @@ function isAlive(holder: LockHolder): boolean {
   return holder.host !== os.hostname() || processRuns(holder.pid);
 }
 
-/** Whether a process of this host with that id runs (one of another user's counts). */
+/**
+ * Whether a process of this host with that id runs (one of another user's counts). A zombie does
+ * not: a build killed with its parent stays one until PID 1 reaps it, which in a container without
+ * an init never happens, and `kill(pid, 0)` still finds it.
+ */
 export function processRuns(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+/** Linux's state letter in /proc/<pid>/stat, after the name in parentheses (which may hold any byte). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }

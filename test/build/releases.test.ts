@@ -160,4 +160,23 @@ describe('the build lock', () => {
     expect(readLock(file).holder?.pid).toBe(process.pid);
     lock.release();
   });
+
+  test.runIf(fs.existsSync('/proc/self/stat'))('a lock left by a build that is a zombie (killed with its parent, not yet reaped) is taken over', async () => {
+    const file = path.join(path.dirname(tempDist()), 'build.lock');
+    // `sleep` never reaps the child it inherits from the shell it replaced: that child stays a zombie.
+    const parent = spawn('bash', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d).trim()))));
+      const state = () => { const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1'); return stat[stat.lastIndexOf(')') + 2]; };
+      await expect.poll(state, { timeout: 5_000 }).toBe('Z');
+      // `kill(pid, 0)` finds it; it runs no build.
+      expect(() => process.kill(pid, 0)).not.toThrow();
+      fs.writeFileSync(file, JSON.stringify({ pid, host: os.hostname(), startedAt: '2026-01-01T00:00:00.000Z', command: 'build' }));
+      const lock = acquireBuildLock(file);
+      expect(lock.tookOverFrom?.pid).toBe(pid);
+      lock.release();
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
 });
