@@ -71,12 +71,21 @@ const pass = (signal: NodeJS.Signals) => {
   builder?.child?.kill(signal);
 };
 process.on('SIGTERM', pass).on('SIGHUP', pass);
+// npm killed (its process, not the group) leaves this one running with its server and watcher, and
+// the next `npm start` finds the port taken: once orphaned, stop as SIGTERM would.
+const startedBy = process.ppid;
+setInterval(() => {
+  if (process.ppid === startedBy) return;
+  pass('SIGTERM');
+  process.exitCode = 143;
+}, 1_000).unref();
 // Ctrl-C is sent to the whole process group, the children included: this process only waits for them.
 process.on('SIGINT', () => {});
 
 /** Runs `npm run <name>`'s command in this environment, its output shown; resolves with its exit code. */
 function run(name: string): Promise<number> {
-  const child = spawn(process.execPath, nodeArgs(scripts[name]), { cwd: root, stdio: 'inherit' });
+  // The server gets a channel it ends with (src/server/main.ts): this process killed, the server goes too.
+  const child = spawn(process.execPath, nodeArgs(scripts[name]), { cwd: root, stdio: name === 'serve' ? ['inherit', 'inherit', 'inherit', 'ipc'] : 'inherit' });
   children.add(child);
   return new Promise((resolve) => child.once('close', (code, signal) => {
     children.delete(child);

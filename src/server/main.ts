@@ -88,6 +88,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.exit(0);
   });
 }
+// Under `npm start`, which gives it an IPC channel: the server ends with the process that started
+// it. Killed (SIGKILL, the OOM killer), that process left the server serving, nothing watching the
+// content, and the next `npm start` found the port taken.
+if (process.channel) process.once('disconnect', () => process.emit('SIGTERM', 'SIGTERM'));
 // logrotate's convention: after moving the file away, `kill -HUP` makes the server open a new one.
 // Only with a log file: otherwise SIGHUP ends the server as it always did.
 if (accessLog && accessLog.target !== '-') {

@@ -20,7 +20,7 @@ afterEach(() => {
 });
 
 /** A release with one big static file and alice's answer, served on a free port. */
-async function serveRelease(env: Record<string, string> = {}) {
+async function serveRelease(env: Record<string, string> = {}, { ipc = false } = {}) {
   const dir = workDir(`lifecycle-${made.length}`);
   made.push(dir);
   fs.mkdirSync(path.join(dir, 'server'), { recursive: true });
@@ -32,7 +32,7 @@ async function serveRelease(env: Record<string, string> = {}) {
   const alice = index.users.find((u) => u.username === 'alice')!;
   fs.mkdirSync(path.join(dir, 'client', 'api', 'v1', 'users'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'client', 'api', 'v1', 'users', 'alice'), prerenderedUserBody(index.builtAt, userData(alice)));
-  const child = spawn(process.execPath, ['src/server/main.ts'], { cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DIST_DIR: dir, ...env } });
+  const child = spawn(process.execPath, ['src/server/main.ts'], { cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DIST_DIR: dir, ...env }, stdio: ['ignore', 'pipe', 'pipe', ...ipc ? ['ipc' as const] : []] });
   children.push(child);
   let out = '';
   child.stderr!.on('data', (d) => { out += d; });
@@ -68,6 +68,17 @@ const refused = (port: number) => new Promise<string>((resolve) => {
   const s = net.connect(port, '127.0.0.1');
   s.once('connect', () => { s.destroy(); resolve('connected'); });
   s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+});
+
+describe('started by npm start', () => {
+  test('the server ends with the process that started it: its IPC channel closed, it drains and exits 0 as on SIGTERM', async () => {
+    const srv = await serveRelease({}, { ipc: true });
+    // What the channel's other end being killed does.
+    srv.child.disconnect();
+    expect(await srv.exited).toBe(0);
+    expect(srv.output()).toMatch(/SIGTERM: no new connections/);
+    expect(await refused(srv.port)).toBe('ECONNREFUSED');
+  });
 });
 
 describe('SIGTERM', () => {
