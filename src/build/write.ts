@@ -4,8 +4,8 @@
 // (record.ts) and info, and the compressed siblings (compress.ts).
 import path from 'node:path';
 import { buildLayout } from '../release/layout.ts';
-import { readReleaseInfo, releasePath, writeReleaseInfo } from '../release/releases.ts';
-import { PAGES_DIR } from '../release/layers.ts';
+import { readReleaseInfo, releasePath, releasesDir, writeReleaseInfo } from '../release/releases.ts';
+import { PAGES_DIR, gatherLayers } from '../release/layers.ts';
 import type { PublicUser } from '../schemas/api.ts';
 import { exampleUser } from '../api/openapi.ts';
 import { OG_IMAGES_PATH, previewFileOf } from '../ui/og-image.ts';
@@ -124,6 +124,8 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
     const record = writeRecord(freshLayout.record, { manifest: release.pages.manifest, times: times.record(), kept, files: read.digests }, served.id ? servedRecord(build, served.id) : undefined);
     // The next build of this process (the check after, `npm start`'s next edit) need not read it.
     keepWrittenRecord(o.distDir, id, freshLayout.record, record);
+    // Read from the base, this release and the one it replaces, no older one (layers.ts).
+    if (layers) gatherLayers(releasesDir(o.distDir), freshLayout.client, id, layers, served.id);
     const retiredAssets = keepRetiredAssets(served.id ? buildLayout(releasePath(o.distDir, served.id)).client : undefined, served.id ? readReleaseInfo(o.distDir, served.id)?.retiredAssets : undefined, freshLayout.client, index.builtAt);
     writeReleaseInfo(fresh, { id, previous: served.id ?? null, builtAt: index.builtAt, ...(layers && { layers }), ...(Object.keys(retiredAssets).length && { retiredAssets }) });
     return written;

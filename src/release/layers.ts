@@ -58,6 +58,41 @@ export function locator(releasesDir: string, ownClient: string, layers: Layers |
 }
 
 /**
+ * Brings into the release `id` (its `client` folder `ownClient`) the files its layers read from
+ * releases other than its base, itself and `keep` (the release served as it is built, its rollback),
+ * as hard links, and names itself for them. A release then reads from its base, itself and the one
+ * served before it, so releases kept to be read from stay a few: named as they were, every edit
+ * build's release stayed while a later one read one file of it (31 releases after 30 edits).
+ * Returns how many files it brought.
+ */
+export function gatherLayers(releasesDir: string, ownClient: string, id: string, layers: Layers, keep: string | undefined): number {
+  let brought = 0;
+  const made = new Set<string>();
+  for (const [file, from] of Object.entries(layers.from)) {
+    if (from === null || from === id || from === layers.base || from === keep) continue;
+    const source = path.join(releasesDir, from, 'client', file);
+    const to = path.join(ownClient, file);
+    const dir = path.dirname(to);
+    if (!made.has(dir)) fs.mkdirSync(dir, { recursive: true });
+    made.add(dir);
+    // Its compressed siblings, where a layout keeps them beside it, go with it.
+    for (const suffix of ['', ...ENCODINGS.map((e) => e.suffix)]) {
+      try {
+        fs.linkSync(source + suffix, to + suffix);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' && suffix) continue;
+        if (code === 'EXDEV' || code === 'EPERM') fs.copyFileSync(source + suffix, to + suffix);
+        else throw e;
+      }
+    }
+    layers.from[file] = id;
+    brought++;
+  }
+  return brought;
+}
+
+/**
  * The names of the files of one layered folder (`dir` as in LAYERED_DIRS, any depth) as the release
  * sees them, in no particular order.
  */

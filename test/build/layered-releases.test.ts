@@ -4,8 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, onTestFinished, test } from 'vitest';
-import { layeredFiles, locator, releaseFiles, type Layers } from '../../src/release/layers.ts';
-import { listReleases, readReleaseInfo, releasePath, releasesDir, releasesToPrune, servedRelease, switchRelease } from '../../src/release/releases.ts';
+import { layerReleases, layeredFiles, locator, releaseFiles, type Layers } from '../../src/release/layers.ts';
+import { KEEP_RELEASES, listReleases, readReleaseInfo, releasePath, releasesDir, releasesToPrune, servedRelease, switchRelease } from '../../src/release/releases.ts';
 import { buildLayout } from '../../src/release/layout.ts';
 import { manifestPages } from '../../src/build/reuse/page-reuse.ts';
 import { readRecord, rowKey, writeRecord } from '../../src/build/reuse/record.ts';
@@ -167,7 +167,11 @@ describe('layered releases', () => {
     }
     // Four builds after the base, three releases kept, and the base kept too: they read from it.
     expect(listReleases(dist)).toContain(base);
-    const { info } = served(dist);
+    const { info, id } = served(dist);
+    // Each reads from its base, itself and the release before it, no older one: bob's page, made by
+    // the first of the four, was brought forward as a link (layers.ts gatherLayers).
+    expect(layerReleases(info.layers).sort()).toEqual([base, info.previous!, id].sort());
+    expect(listReleases(dist).length).toBeLessThanOrEqual(KEEP_RELEASES + 2);
     expect(fs.existsSync(releasePath(dist, info.layers!.from['p/bob.html']!))).toBe(true);
     expect(layeredFiles(releasesDir(dist), buildLayout(served(dist).dir).client, info.layers, 'p/').sort())
       .toEqual(['alice', 'bob', 'carol', 'dave', 'frank', 'kate', 'zed'].map((n) => `p/${n}.html`));
