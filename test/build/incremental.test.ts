@@ -396,6 +396,21 @@ describe('the user API files of a rebuild', () => {
     expect(fs.readFileSync(path.join(usersOf(target), names[0]!), 'utf8')).toBe('served');
   });
 
+  test('a recycled file linked from a kept release (a layered release brought it forward) is replaced, never written into', async () => {
+    const target = path.join(tempDir('incremental-users-'), 'dist');
+    const s = site();
+    const name = s.users[0]!.username;
+    fs.mkdirSync(usersOf(`${target}.prev`), { recursive: true });
+    fs.mkdirSync(usersOf(`${target}.kept`), { recursive: true });
+    fs.writeFileSync(path.join(usersOf(`${target}.kept`), name), 'kept release');
+    fs.linkSync(path.join(usersOf(`${target}.kept`), name), path.join(usersOf(`${target}.prev`), name));
+    const staging = `${target}.users`;
+    expect(recycleUserFiles(`${target}.prev`, staging, true)).toBe(true);
+    await writeUserFiles(staging, s, new AnswerTimes(s.builtAt));
+    expect(fs.readFileSync(path.join(staging, name)).equals(prerenderedUserBody(s.builtAt, userData(s.users[0]!)) as Buffer)).toBe(true);
+    expect(fs.readFileSync(path.join(usersOf(`${target}.kept`), name), 'utf8')).toBe('kept release');
+  });
+
   // A few users are written in the build's own thread, more in a thread of their own: the same function, the same files.
   test('written in the build\'s own thread (a few users) or in a thread of their own, the same bytes, codings included', async () => {
     const s = site();

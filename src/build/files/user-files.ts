@@ -48,17 +48,27 @@ export function writeUserBatch(target: UserFilesTarget, batch: UserFilesBatch): 
  * first made an exception for each new file (0.3 s of the writing thread at 20,000 profiles).
  */
 function writeInPlace(file: string, rel: string, bytes: Uint8Array, layout: CodingLayout | undefined, compressed: CompressStats): void {
-  const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o666);
+  let fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o666);
   try {
     // An empty file is new (or was empty: no codings beside it either).
-    const size = fs.fstatSync(fd).size;
-    if (size > 0 && sameBytes(fd, size, bytes, layout)) return;
+    const stat = fs.fstatSync(fd);
+    const had = stat.size > 0;
+    if (had && sameBytes(fd, stat.size, bytes, layout)) return;
+    // Linked into another release too (layers.ts `gatherLayers`), it is that release's file as well:
+    // replaced by a new one, never written into.
+    let size = stat.size;
+    if (stat.nlink > 1) {
+      fs.closeSync(fd);
+      fs.unlinkSync(file);
+      fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o666);
+      size = 0;
+    }
     const coded = layout ? codedFile(rel, bytes, layout, compressed) : { body: bytes, siblings: NO_SIBLINGS };
     const body = coded.body;
     for (let at = 0; at < body.length;) at += fs.writeSync(fd, body, at, body.length - at, at);
     if (size > body.length) fs.ftruncateSync(fd, body.length);
     // Compressed siblings of the old bytes, then the new ones'.
-    if (size > 0) for (const suffix of SIBLING_SUFFIXES) fs.rmSync(file + suffix, { force: true });
+    if (had) for (const suffix of SIBLING_SUFFIXES) fs.rmSync(file + suffix, { force: true });
     for (const [suffix, sibling] of coded.siblings) fs.writeFileSync(file + suffix, sibling);
   } finally {
     fs.closeSync(fd);
