@@ -88,7 +88,9 @@ async function build(request?: Record<string, string | undefined>, { check = tru
     return { code: 2, readEveryProfile: false };
   }
   const built = await runBuild(options);
-  if (built.code !== 0 || !options.changed) return built;
+  // A build that read every profile (a static or Cloudflare one, or one of new code) trusted no list:
+  // a check would build the same release again, and a rollback then go nowhere.
+  if (built.code !== 0 || !options.changed || built.readEveryProfile) return built;
   if (!check) return { ...built, checkBefore: startedAt };
   const published = servedRelease(options.distDir);
   const checked = await runBuild(optionsFrom({ ...request, CHANGED_FILES: undefined, CHANGED_SINCE: undefined, BUILD_IF_CHANGED: String(startedAt) }));

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { LAYERED_DIRS, listFiles, locator, releaseFiles } from '../../src/release/layers.ts';
 import { CREATORS_ROWS_FILE, USER_NAMES_FILE } from '../../src/api/release-files.ts';
-import { readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../src/release/releases.ts';
+import { listReleases, readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../src/release/releases.ts';
 import { buildLayout } from '../../src/release/layout.ts';
 import { readRecord } from '../../src/build/reuse/record.ts';
 import { SLOW_FINDING_MS, stampingHint } from '../../src/build/plan.ts';
@@ -281,6 +281,24 @@ describe('edit builds told which files changed (npm start sets CHANGED_FILES)', 
     expect(theirs.status, theirs.stderr).toBe(0);
     const a = expectSameServed(dist, reference);
     expect(JSON.parse(servedText(a.files.get('api/v1/users/erin_99')!)).data.bio).toBe('Told.');
+  }, 120_000);
+
+  test('a static build told which files changed reads every profile anyway: one release, no check after it', () => {
+    const work = workDir('told-static');
+    made.push(work);
+    fs.rmSync(work, { recursive: true, force: true });
+    const content = path.join(work, 'content');
+    fs.cpSync(FIXTURE, content, { recursive: true });
+    const dist = path.join(work, 'dist');
+    const static_ = (epoch: number, env: Record<string, string> = {}) => buildFixture(content, dist, settled(epoch, { DEPLOY_TARGET: 'static', ...env }));
+    expect(static_(FIRST).status).toBe(0);
+    const first = servedRelease(dist)!;
+    edit(content, 'bob', (t) => t.replace(/^displayName: .*$/m, 'displayName: "Listed"'));
+    const r = static_(FIRST + 60, { CHANGED_FILES: 'profiles/bob.yaml', CHANGED_SINCE: first });
+    expect(r.status, r.stderr).toBe(0);
+    // Two identical releases made `npm run rollback` go nowhere.
+    expect(builtLines(r.stdout)).toBe(1);
+    expect(listReleases(dist)).toHaveLength(2);
   }, 120_000);
 
   test('a problem the list left out: the check finds it, and the release the list built is withdrawn, as a full build would publish nothing', () => {
