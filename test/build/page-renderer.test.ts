@@ -116,9 +116,15 @@ describe('keeping the renderer', () => {
     fs.mkdirSync(store, { recursive: true });
     const dead = spawnSync(process.execPath, ['-e', '']).pid!;
     const [mine, theirs, left, old] = [`node-a.${process.pid}.tmp`, `node-b.${dead}.tmp`, 'node-c.tmp', 'node-d'];
+    // KEPT_RENDERER=0 builds' own copies: a running build's stays, a killed one's goes; neither counts among the kept.
+    const [ownMine, ownDead] = [`node-e.own-${process.pid}`, `node-f.own-${dead}`];
     for (const name of [mine, theirs, left]) fs.mkdirSync(path.join(store, name, 'chunks'), { recursive: true });
+    for (const name of [ownMine, ownDead]) {
+      fs.mkdirSync(path.join(store, name), { recursive: true });
+      fs.writeFileSync(path.join(store, name, KEPT_FILE), '{}');
+    }
     pruneStore(store, path.join(store, old));
-    expect(fs.readdirSync(store).sort()).toEqual([mine]);
+    expect(fs.readdirSync(store).sort()).toEqual([mine, ownMine].sort());
   });
 
   const store = path.join(WORK, 'store');

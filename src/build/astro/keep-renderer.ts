@@ -131,7 +131,7 @@ export const keepRenderer = (): AstroIntegration => {
   };
 };
 
-/** Removes all but the newest `KEPT_RENDERERS` kept renderers, never `keep`, and what killed builds left half-copied. */
+/** Removes all but the newest `KEPT_RENDERERS` kept renderers, never `keep`, and what killed builds left (half-copied, or their own). */
 export function pruneStore(store: string, keep: string): void {
   const names = safeReaddir(store);
   for (const name of names.filter((n) => n.endsWith('.tmp'))) {
@@ -141,8 +141,15 @@ export function pruneStore(store: string, keep: string): void {
     if (pid && processRuns(pid)) continue;
     fs.rmSync(path.join(store, name), { recursive: true, force: true });
   }
+  // A KEPT_RENDERER=0 build's own copy (`<dir>.own-<pid>`, pipeline.ts), removed when that build
+  // ends: one a killed build left goes now; none counts among the kept, which it would push out.
+  const own = (name: string) => /\.own-(\d+)$/.exec(name);
+  for (const name of names) {
+    const pid = Number(own(name)?.[1]);
+    if (pid && !processRuns(pid)) fs.rmSync(path.join(store, name), { recursive: true, force: true });
+  }
   const kept = names
-    .filter((name) => !name.endsWith('.tmp'))
+    .filter((name) => !name.endsWith('.tmp') && !own(name))
     .map((name) => path.join(store, name))
     .filter((dir) => dir !== keep && fs.existsSync(path.join(dir, KEPT_FILE)))
     .map((dir) => ({ dir, mtime: fs.statSync(path.join(dir, KEPT_FILE)).mtimeMs }))
