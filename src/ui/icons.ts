@@ -155,3 +155,20 @@ export function linkHandle(platform: string, url: string): string {
   const rule = HANDLE_RULES.get(platform);
   return (rule && segments.length ? rule(segments, host) : undefined) || segments.at(-1) || host;
 }
+
+/**
+ * The address a link card shows under its label: the URL without its scheme, `www.` or a last `/`,
+ * with the host as the browser resolves it. A host written in other scripts shows in its ASCII
+ * form (`xn--pple-43d.com` for `аpple.com` with a Cyrillic `а`), so that it cannot pass for a
+ * host it only looks like; the rest is as written.
+ */
+export function linkAddress(url: string): string {
+  let host: string;
+  try {
+    host = new URL(url).host;
+  } catch {
+    return url;
+  }
+  const rest = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
+  return `${host.replace(/^www\./, '')}${rest}`.replace(/\/$/, '');
+}

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { LOOKUP_INPUT, LOOKUP_PROBLEM } from '../../src/api/handler.ts';
-import { linkHandle, platformLabel, socialIcon } from '../../src/ui/icons.ts';
+import { linkAddress, linkHandle, platformLabel, socialIcon } from '../../src/ui/icons.ts';
 import { previewFileOf, previewImage } from '../../src/ui/og-image.ts';
 import { writePreviewImages } from '../../src/ui/og-image-png.ts';
 import { TEST_SITE_URL, ownBuild, sharedBuild, workDir, type OwnBuild } from '../support/built-server.ts';
@@ -159,6 +159,16 @@ describe('link cards', () => {
       'r/illustration', 'alice-liddell', 'alice.bsky.social', 'alice.example', 'me', 'ありす', '%E0%A4%A', 'alice@example.com',
     ]);
   });
+});
+
+test('the address under a link: the host as the browser resolves it (ASCII for other scripts), the rest as written', () => {
+  expect([
+    'https://github.com/alice-example/', 'https://www.youtube.com/@alice', 'http://Alice.Example:8080/a?b=c#d',
+    'https://\u0430pple.com/x', 'https://b\u00fccher.example/%C3%BC', 'mailto:alice@example.com',
+  ].map(linkAddress)).toEqual([
+    'github.com/alice-example', 'youtube.com/@alice', 'alice.example:8080/a?b=c#d',
+    'xn--pple-43d.com/x', 'xn--bcher-kva.example/%C3%BC', 'mailto:alice@example.com',
+  ]);
 });
 
 describe('a suspended page', () => {
