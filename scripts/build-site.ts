@@ -14,7 +14,6 @@ import { runBuild, type BuildOptions, type BuildResult } from '../src/build/pipe
 import { serveRebuilds } from '../src/build/rebuilds.ts';
 import { readForNextBuild } from '../src/build/plan.ts';
 import { withdrawRelease } from '../src/build/publish.ts';
-import { servedRelease } from '../src/release/releases.ts';
 import { parseCli } from '../src/cli.ts';
 
 const cli = parseCli({
@@ -92,10 +91,10 @@ async function build(request?: Record<string, string | undefined>, { check = tru
   // a check would build the same release again, and a rollback then go nowhere.
   if (built.code !== 0 || !options.changed || built.readEveryProfile) return built;
   if (!check) return { ...built, checkBefore: startedAt };
-  const published = servedRelease(options.distDir);
   const checked = await runBuild(optionsFrom({ ...request, CHANGED_FILES: undefined, CHANGED_SINCE: undefined, BUILD_IF_CHANGED: String(startedAt) }));
-  // What the list left out does not build: nor does the whole, so what it published goes.
-  if (checked.code === 1 && published) withdrawRelease(options.distDir, published);
+  // What the list left out does not build: nor does the whole, so what it published goes. Not for a
+  // failure of the check's own (a full disk): the release was built from content that builds.
+  if (checked.contentProblems && built.published) withdrawRelease(options.distDir, built.published);
   // Refused by another build's lock (75): that build looks at every file itself.
   return { code: checked.code === 75 ? 0 : checked.code, readEveryProfile: built.readEveryProfile || checked.readEveryProfile };
 }

@@ -110,6 +110,10 @@ export interface BuildResult {
   code: number;
   /** Whether it read every profile (or compiled the code): what `npm start`'s builder does not stay for (rebuilds.ts). */
   readEveryProfile: boolean;
+  /** The release it published, if it did. */
+  published?: string;
+  /** It stopped at problems in the content (code 1), not at a failure of its own (a full disk). */
+  contentProblems?: boolean;
 }
 
 /** Whether this process stops at SIGINT and SIGTERM as a build should: set once, however many builds it runs. */
@@ -117,13 +121,14 @@ let exitsOnSignal = false;
 
 /** Runs a build. */
 export async function runBuild(o: BuildOptions): Promise<BuildResult> {
-  let readEveryProfile = false;
-  const code = await runBuildSteps(o, () => { readEveryProfile = true; });
-  return { code, readEveryProfile };
+  const result: BuildResult = { code: 0, readEveryProfile: false };
+  result.code = await runBuildSteps(o, result);
+  return result;
 }
 
-/** The build's steps; returns its exit code. `heavy`: called when it reads every profile. */
-async function runBuildSteps(o: BuildOptions, heavy: () => void): Promise<number> {
+/** The build's steps; returns its exit code, and says in `result` what it read, found and published. */
+async function runBuildSteps(o: BuildOptions, result: BuildResult): Promise<number> {
+  const heavy = () => { result.readEveryProfile = true; };
   const started = performance.now();
   // Until many pages render, V8's own heap growth (docs/scale.md "Memory of the build"):
   // validating and planning hold the whole index beside much garbage.
@@ -216,6 +221,7 @@ async function runBuildSteps(o: BuildOptions, heavy: () => void): Promise<number
     for (const p of read.problems) console.error(formatProblem(p));
     console.error(`\n${read.problems.length} problem(s) in ${path.relative(process.cwd(), o.contentDir) || o.contentDir}. Nothing was built; ${path.relative(process.cwd(), o.distDir)}/ is untouched.`);
     console.error('Fix each line above (the hint says how), then run `npm run check` (with this SITE_URL) to try again quickly.');
+    result.contentProblems = true;
     return stop(1);
   }
   await faultPoint('validated');
@@ -232,6 +238,7 @@ async function runBuildSteps(o: BuildOptions, heavy: () => void): Promise<number
       lock.release();
     });
     report(build, read, release, written, servedAfter);
+    result.published = release.id;
     return 0;
   } catch (e) {
     await Promise.allSettled([background.clearing, background.writingUsers, rendering]);

@@ -50,7 +50,9 @@ export function formatProblemGithub(p: ContentProblem, cwd = process.cwd()): str
   const file = path.isAbsolute(p.file) ? path.relative(cwd, p.file) : p.file;
   const loc = p.line ? `,line=${p.line},col=${p.column ?? 1}` : '';
   const key = p.keyPath ? `\`${p.keyPath}\`: ` : '';
-  return `::error file=${escapeProperty(file)}${loc}::${escapeData(`${key}${p.message}${p.hint ? ` (${p.hint})` : ''}`)}`;
+  // The file name as it is, so that the annotation lands on its file; the text, which GitHub's log
+  // shows with the colours of any escape sequence in it, written out as in the plain form.
+  return `::error file=${escapeProperty(file)}${loc}::${escapeData(visible(`${key}${p.message}${p.hint ? ` (${p.hint})` : ''}`))}`;
 }
 
 /** Levenshtein distance, for "did you mean" hints on misspelt keys and names. */

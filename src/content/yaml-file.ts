@@ -116,18 +116,34 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
       hint: 'remove the directive; content files are YAML 1.2',
     });
   }
+  // Keys and aliases the content never needs, found on the document; listed up to the same cap as
+  // the problems above (20,000 lines of `*a : 1` gave 20,000 problems).
+  const keyProblems: { offset: number | undefined; problem: ContentProblem }[] = [];
   // A mapping or list as a key has no JSON form: `toJS` would turn it into text, with a warning on the console.
   for (const { node, kind } of collectionKeys(doc)) {
-    problems.push({ file, ...at(node.range?.[0]), message: `a ${kind} is used as a key`, hint: 'a key is text: write `key: value`, with no `{`, `[` or `?` before the key' });
+    keyProblems.push({ offset: node.range?.[0], problem: { file, ...at(node.range?.[0]), message: `a ${kind} is used as a key`, hint: 'a key is text: write `key: value`, with no `{`, `[` or `?` before the key' } });
   }
   for (const alias of aliasKeys(doc)) {
-    problems.push({ file, ...at(alias.range?.[0]), message: `\`*${alias.source}\` is used as a key`, hint: 'write the key itself, `key: value`: an alias (`*name`) may stand for a value, never for a key' });
+    keyProblems.push({ offset: alias.range?.[0], problem: { file, ...at(alias.range?.[0]), message: `\`*${alias.source}\` is used as a key`, hint: 'write the key itself, `key: value`: an alias (`*name`) may stand for a value, never for a key' } });
   }
   for (const { alias, anchor } of privateAliases(doc)) {
+    keyProblems.push({
+      offset: alias.range?.[0],
+      problem: {
+        file, ...at(alias.range?.[0]),
+        message: `\`*${alias.source}\` copies a value from under \`${PRIVATE_KEY}:\` (\`&${alias.source}\`, line ${at(anchor.range?.[0]).line}) out of it, where it would be published`,
+        hint: 'write the public value out in full: nothing under `private:` is ever published, and no alias may carry it out',
+      },
+    });
+  }
+  keyProblems.sort((a, b) => (a.offset ?? 0) - (b.offset ?? 0));
+  const room = Math.max(0, MAX_YAML_PROBLEMS - problems.length);
+  for (const { problem } of keyProblems.slice(0, room)) problems.push(problem);
+  if (keyProblems.length > room) {
+    const unlisted = keyProblems.length - room;
     problems.push({
-      file, ...at(alias.range?.[0]),
-      message: `\`*${alias.source}\` copies a value from under \`${PRIVATE_KEY}:\` (\`&${alias.source}\`, line ${at(anchor.range?.[0]).line}) out of it, where it would be published`,
-      hint: 'write the public value out in full: nothing under `private:` is ever published, and no alias may carry it out',
+      file, ...at(keyProblems[room]!.offset), message: `and ${unlisted.toLocaleString('en')} more ${unlisted === 1 ? 'problem' : 'problems'} from here on, not listed`,
+      hint: 'fix the ones above first: the others are often the same',
     });
   }
   if (problems.length) return { ok: false, problems };

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { formatProblem, formatProblemGithub } from '../../src/content/problems.ts';
+import { formatProblem, formatProblemGithub, visible } from '../../src/content/problems.ts';
 import fc from 'fast-check';
 import { forEachViewCount, loadContent, viewCountOf, viewCounts } from '../../src/content/load.ts';
 import { FIXTURE } from '../support/helpers.ts';
@@ -238,7 +238,7 @@ describe('problem formats', () => {
       expect(parsed, annotation).toEqual({
         command: 'error',
         properties: { file: path.relative(dir, p.file), ...(p.line ? { line: String(p.line), col: String(p.column ?? 1) } : {}) },
-        data: expect.stringContaining(p.message),
+        data: expect.stringContaining(visible(p.message)),
       });
     }
   });

@@ -70,6 +70,13 @@ describe('parsing a YAML file', () => {
     expect(r.problems.at(-1)).toMatchObject({ file: 'keys.yaml', line: MAX_YAML_PROBLEMS + 3, message: `and ${(5_000 - MAX_YAML_PROBLEMS).toLocaleString('en')} more problems from here on, not listed` });
   });
 
+  test('thousands of keys that are aliases or lists: as many listed, then counted from the first not listed', () => {
+    const r = parseYamlFile('keys.yaml', `displayName: &a Alice\ncreatedAt: 2024-01-01T00:00:00Z\n${'*a : 1\n'.repeat(3_000)}`, ProfileSchema);
+    expect(r.problems).toHaveLength(MAX_YAML_PROBLEMS + 1);
+    expect(r.problems.slice(0, MAX_YAML_PROBLEMS).map((p) => `${p.line} ${p.message}`)).toEqual(Array.from({ length: MAX_YAML_PROBLEMS }, (_, i) => `${i + 3} \`*a\` is used as a key`));
+    expect(r.problems.at(-1)).toMatchObject({ line: MAX_YAML_PROBLEMS + 3, message: `and ${(3_000 - MAX_YAML_PROBLEMS).toLocaleString('en')} more problems from here on, not listed` });
+  });
+
   test(`nesting past ${MAX_NESTING} levels is refused every time, at its place, before the library recurses (it ran out of stack at a depth that changed from run to run)`, () => {
     const flow = (depth: number) => `displayName: A\ncreatedAt: 2024-01-01T00:00:00Z\nprivate: {a: ${'['.repeat(depth)}1${']'.repeat(depth)}}\n`;
     // The root mapping, `private`'s, then the lists: depth + 2 levels; the first list is at column 14.
