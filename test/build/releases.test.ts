@@ -163,10 +163,13 @@ describe('the build lock', () => {
 
   test.runIf(fs.existsSync('/proc/self/stat'))('a lock left by a build that is a zombie (killed with its parent, not yet reaped) is taken over', async () => {
     const file = path.join(path.dirname(tempDist()), 'build.lock');
-    // `sleep` never reaps the child it inherits from the shell it replaced: that child stays a zombie.
-    const parent = spawn('bash', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // `sleep` never reaps the child it inherits from the shell it replaced: that child, ended only
+    // once the shell is `sleep` (bash reaps its own children), stays a zombie.
+    const parent = spawn('bash', ['-c', 'sh -c "read line" <&0 & echo $!; exec sleep 30'], { stdio: ['pipe', 'pipe', 'inherit'] });
     try {
       const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d).trim()))));
+      await expect.poll(() => fs.readFileSync(`/proc/${parent.pid}/comm`, 'utf8').trim(), { timeout: 5_000 }).toBe('sleep');
+      parent.stdin.end('\n');
       const state = () => { const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1'); return stat[stat.lastIndexOf(')') + 2]; };
       await expect.poll(state, { timeout: 5_000 }).toBe('Z');
       // `kill(pid, 0)` finds it (unless something reaped it since); it runs no build.
