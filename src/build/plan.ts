@@ -251,6 +251,8 @@ export interface ServedRelease {
   at: (file: string) => string | null;
   /** The served release's files of a layered folder. */
   files: (dir: string) => string[];
+  /** The assets it keeps for pages cached before it (src/build/files/retired-assets.ts). */
+  retiredAssets: Record<string, string> | undefined;
 }
 
 /**
@@ -279,6 +281,7 @@ export async function planRelease(build: Build, read: ContentRead): Promise<Rele
     id: servedId, client: servedLayout.client, layers: servedInfo?.layers,
     at: locator(releasesDir(distDir), servedLayout.client, servedInfo?.layers),
     files: (dir: string) => layeredFiles(releasesDir(distDir), servedLayout.client, servedInfo?.layers, dir),
+    retiredAssets: servedInfo?.retiredAssets,
   };
   const fresh = buildingPath(distDir, id);
   const usersStaging = `${fresh}.users`;

@@ -46,7 +46,7 @@ export function withdrawRelease(distDir: string, id: string): string | undefined
   const shown = `${path.relative(process.cwd(), distDir) || distDir}/`;
   let lock;
   try {
-    lock = acquireBuildLock(path.join(releasesDir(distDir), LOCK_FILE), 'build');
+    lock = acquireBuildLock(path.join(releasesDir(distDir), LOCK_FILE));
   } catch (e) {
     console.error(`build: release ${id} was published from a list of changed files that left out a problem, and could not be withdrawn: ${(e as Error).message}`);
     return servedRelease(distDir);

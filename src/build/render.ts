@@ -10,8 +10,7 @@ import v8 from 'node:v8';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildLayout } from '../release/layout.ts';
-import { LAYERED_DIRS, listFiles } from '../release/layers.ts';
-import { readReleaseInfo, releasePath, servedRelease } from '../release/releases.ts';
+import { LAYERED_DIRS, linkOrCopy, listFiles } from '../release/layers.ts';
 import { columnsOf, type SiteIndex } from '../model/site-index.ts';
 import { handOverSiteIndex, pagesRendered } from './astro/page-data.ts';
 import { linkPages } from './reuse/page-reuse.ts';
@@ -27,7 +26,7 @@ import { wholeIndexFiles } from './derived.ts';
 import type { EditPlan } from './reuse/edit-path.ts';
 import { diskFault, faultPoint } from './faults.ts';
 import type { Build, BuildOptions } from './pipeline.ts';
-import type { ContentRead, ReleasePlan } from './plan.ts';
+import type { ContentRead, ReleasePlan, ServedRelease } from './plan.ts';
 
 export type { PageRenderer };
 
@@ -189,7 +188,7 @@ async function renderStarted(build: Build, read: ContentRead, release: ReleasePl
       try {
         rendering = (async () => {
           if (edit) {
-            linked = await renderEdit(build, edit.renderer, fresh, [...plan.render], edit.plan);
+            linked = await renderEdit(build, edit.renderer, release.served, fresh, [...plan.render], edit.plan);
             return;
           }
           // Astro kept nothing (a warning said why), or ASTRO_FALLBACK=kept-renderer: `astro build` renders every page.
@@ -275,9 +274,9 @@ function keptRendererFailed(build: Build, e: unknown): Error {
  * Returns the files it linked: at 1,000,000 profiles about 1,500 of them (browse pages, sitemaps, lookup
  * tables), which the compress step read whole to find them compressed already (0.2 s an edit).
  */
-async function renderEdit(build: Build, renderer: PageRenderer, outDir: string, names: string[], edit: EditPlan): Promise<ReadonlySet<string>> {
+async function renderEdit(build: Build, renderer: PageRenderer, served: ServedRelease, outDir: string, names: string[], edit: EditPlan): Promise<ReadonlySet<string>> {
   const to = buildLayout(outDir);
-  const from = buildLayout(releasePath(build.o.distDir, servedRelease(build.o.distDir)!)).client;
+  const from = served.client;
   const whole = wholeIndexFiles(columnsOf(edit.index), edit.changes);
   try {
     await renderer.renderChangedPages(edit.index, names, to.client);
@@ -287,12 +286,11 @@ async function renderEdit(build: Build, renderer: PageRenderer, outDir: string, 
   }
   const made = new Set<string>();
   const linked = new Set<string>();
-  const { retiredAssets } = readReleaseInfo(build.o.distDir, servedRelease(build.o.distDir)!) ?? {};
   // The layered folders are not walked: the new release reads their files from where the served one does.
   for (const file of listFiles(from, LAYERED_DIRS)) {
     // A remade file's compressed siblings go with it: the compress step makes them again. Retired
     // assets are kept, or not, by their age (write.ts).
-    if (whole.remade(file) || isRetiredAsset(retiredAssets, file)) continue;
+    if (whole.remade(file) || isRetiredAsset(served.retiredAssets, file)) continue;
     const dir = path.dirname(path.join(to.client, file));
     if (!made.has(dir)) fs.mkdirSync(dir, { recursive: true });
     made.add(dir);
@@ -301,14 +299,4 @@ async function renderEdit(build: Build, renderer: PageRenderer, outDir: string, 
   }
   fs.cpSync(path.join(build.keptDir, KEPT_SERVER_DIR), to.server, { recursive: true });
   return linked;
-}
-
-/** A hard link of `from` at `to`, or a copy where the file system has none; never over a file at `to`. */
-function linkOrCopy(from: string, to: string): void {
-  try {
-    fs.linkSync(from, to);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return;
-    fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
-  }
 }

@@ -4,7 +4,7 @@
 // (record.ts) and info, and the compressed siblings (compress.ts).
 import path from 'node:path';
 import { buildLayout } from '../release/layout.ts';
-import { readReleaseInfo, releasePath, releasesDir, writeReleaseInfo } from '../release/releases.ts';
+import { releasesDir, writeReleaseInfo } from '../release/releases.ts';
 import { PAGES_DIR, gatherLayers } from '../release/layers.ts';
 import type { PublicUser } from '../schemas/api.ts';
 import { exampleUser } from '../api/openapi.ts';
@@ -126,7 +126,7 @@ export async function writeRelease(build: Build, read: ContentRead, release: Rel
     keepWrittenRecord(o.distDir, id, freshLayout.record, record);
     // Read from the base, this release and the one it replaces, no older one (layers.ts).
     if (layers) gatherLayers(releasesDir(o.distDir), freshLayout.client, id, layers, served.id);
-    const retiredAssets = keepRetiredAssets(served.id ? buildLayout(releasePath(o.distDir, served.id)).client : undefined, served.id ? readReleaseInfo(o.distDir, served.id)?.retiredAssets : undefined, freshLayout.client, index.builtAt);
+    const retiredAssets = keepRetiredAssets(served.id ? served.client : undefined, served.retiredAssets, freshLayout.client, index.builtAt);
     writeReleaseInfo(fresh, { id, previous: served.id ?? null, builtAt: index.builtAt, ...(layers && { layers }), ...(Object.keys(retiredAssets).length && { retiredAssets }) });
     return written;
   });

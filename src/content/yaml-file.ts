@@ -105,8 +105,7 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
   if (found.length > MAX_YAML_PROBLEMS) {
     problems.push({
       file, ...at(found[MAX_YAML_PROBLEMS]!.offset),
-      message: `and ${(found.length - MAX_YAML_PROBLEMS).toLocaleString('en')} more YAML problems from here on, not listed`,
-      hint: 'fix the ones above first: the others often follow from them',
+      ...unlistedProblems(found.length - MAX_YAML_PROBLEMS, 'YAML problems', 'the others often follow from them'),
     });
   }
   if (doc.directives?.yaml.explicit && doc.directives.yaml.version !== '1.2') {
@@ -140,11 +139,7 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
   const room = Math.max(0, MAX_YAML_PROBLEMS - problems.length);
   for (const { problem } of keyProblems.slice(0, room)) problems.push(problem);
   if (keyProblems.length > room) {
-    const unlisted = keyProblems.length - room;
-    problems.push({
-      file, ...at(keyProblems[room]!.offset), message: `and ${unlisted.toLocaleString('en')} more ${unlisted === 1 ? 'problem' : 'problems'} from here on, not listed`,
-      hint: 'fix the ones above first: the others are often the same',
-    });
+    problems.push({ file, ...at(keyProblems[room]!.offset), ...unlistedProblems(keyProblems.length - room) });
   }
   if (problems.length) return { ok: false, problems };
 
@@ -238,12 +233,14 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
     problems.push({ file, ...at(node?.range?.[0]), keyPath: formatKeyPath(keys) || undefined, message: issue.message });
   }
   if (unlisted) {
-    problems.push({
-      ...firstUnlisted!, message: `and ${unlisted.toLocaleString('en')} more ${unlisted === 1 ? 'problem' : 'problems'} from here on, not listed`,
-      hint: 'fix the ones above first: the others are often the same',
-    });
+    problems.push({ ...firstUnlisted!, ...unlistedProblems(unlisted) });
   }
   return { ok: false, problems };
+}
+
+/** The line standing for the problems of a file past MAX_YAML_PROBLEMS, placed at the first of them. */
+function unlistedProblems(count: number, what = count === 1 ? 'problem' : 'problems', why = 'the others are often the same'): { message: string; hint: string } {
+  return { message: `and ${count.toLocaleString('en')} more ${what} from here on, not listed`, hint: `fix the ones above first: ${why}` };
 }
 
 function yamlMessage(code: string, message: string): { message: string; hint?: string } {

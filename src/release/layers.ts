@@ -57,6 +57,16 @@ export function locator(releasesDir: string, ownClient: string, layers: Layers |
   };
 }
 
+/** A hard link of `from` at `to`, or a copy where the file system has none; never over a file at `to`. */
+export function linkOrCopy(from: string, to: string): void {
+  try {
+    fs.linkSync(from, to);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return;
+    fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
+  }
+}
+
 /**
  * Brings into the release `id` (its `client` folder `ownClient`) the files its layers read from
  * releases other than its base, itself and `keep` (the release served as it is built, its rollback),
@@ -75,17 +85,8 @@ export function gatherLayers(releasesDir: string, ownClient: string, id: string,
     const dir = path.dirname(to);
     if (!made.has(dir)) fs.mkdirSync(dir, { recursive: true });
     made.add(dir);
-    // Its compressed siblings, where a layout keeps them beside it, go with it.
-    for (const suffix of ['', ...ENCODINGS.map((e) => e.suffix)]) {
-      try {
-        fs.linkSync(source + suffix, to + suffix);
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' && suffix) continue;
-        if (code === 'EXDEV' || code === 'EPERM') fs.copyFileSync(source + suffix, to + suffix);
-        else throw e;
-      }
-    }
+    // Layered releases are the Node server's, whose codings are inside each file: no siblings to bring.
+    linkOrCopy(source, to);
     layers.from[file] = id;
     brought++;
   }
