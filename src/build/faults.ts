@@ -23,6 +23,9 @@ const faults = (env: NodeJS.ProcessEnv) => (env.BUILD_FAULT ?? '').split(',').fi
   return at < 0 ? { kind: 'kill', step: f } : { kind: f.slice(0, at), step: f.slice(at + 1) };
 });
 
+/** The error a write on a full disk throws, as `enospc@<step>` makes it. */
+const fullDisk = (step: string) => Object.assign(new Error(`ENOSPC: no space left on device, write (BUILD_FAULT at ${step})`), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+
 /** Dies, throws or pauses here when `BUILD_FAULT` names this step; `detail` goes into the message. */
 export async function faultPoint(step: BuildStep, detail = '', env: NodeJS.ProcessEnv = process.env): Promise<void> {
   for (const f of faults(env)) {
@@ -31,7 +34,7 @@ export async function faultPoint(step: BuildStep, detail = '', env: NodeJS.Proce
       process.stderr.write(`BUILD_FAULT: SIGKILL at ${step}${detail ? ` (${detail})` : ''}\n`);
       process.kill(process.pid, 'SIGKILL');
     } else if (f.kind === 'enospc') {
-      throw Object.assign(new Error(`ENOSPC: no space left on device, write (BUILD_FAULT at ${step})`), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+      throw fullDisk(step);
     } else if (f.kind === 'pause') {
       process.stdout.write(`PAUSED ${step}\n`);
       await new Promise<void>((resolve) => {
@@ -44,9 +47,7 @@ export async function faultPoint(step: BuildStep, detail = '', env: NodeJS.Proce
 
 /** `enospc@<step>` where the code at `step` cannot wait (a thread writing files): throws as a full disk does. */
 export function diskFullAt(step: typeof USERS_STEP, env: NodeJS.ProcessEnv = process.env): void {
-  if (faults(env).some((f) => f.kind === 'enospc' && f.step === step)) {
-    throw Object.assign(new Error(`ENOSPC: no space left on device, write (BUILD_FAULT at ${step})`), { code: 'ENOSPC', errno: -28, syscall: 'write' });
-  }
+  if (faults(env).some((f) => f.kind === 'enospc' && f.step === step)) throw fullDisk(step);
 }
 
 /** Throws when `BUILD_FAULT` holds a step that does not exist: a misspelt fault would test nothing. */
