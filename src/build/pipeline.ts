@@ -151,8 +151,16 @@ async function runBuildSteps(o: BuildOptions, result: BuildResult): Promise<numb
     async step(name, work) {
       const t0 = performance.now();
       process.stdout.write(`${name}…`);
-      const result = await work();
-      const s = ((performance.now() - t0) / 1000).toFixed(1);
+      const elapsed = () => ((performance.now() - t0) / 1000).toFixed(1);
+      let result;
+      try {
+        result = await work();
+      } catch (e) {
+        // The line ends before the reason is printed (on stderr, after it).
+        process.stdout.write(` stopped after ${elapsed()} s\n`);
+        throw e;
+      }
+      const s = elapsed();
       process.stdout.write(` ${s} s\n`);
       timings.push(`${name.toLowerCase()} ${s} s`);
       return result;

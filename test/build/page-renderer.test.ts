@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ADAPTER_CLIENT_FILES, KEPT_CLIENT_DIR, KEPT_FILE, KEPT_RENDERERS, KEPT_SERVER_DIR, keepRenderer, keepRendererIn, pruneStore, readKept, rendererDir } from '../../src/build/astro/keep-renderer.ts';
-import { openRenderer, RendererUnavailable } from '../../src/build/astro/page-renderer.ts';
+import { openRenderer, pool, RendererUnavailable } from '../../src/build/astro/page-renderer.ts';
 import { renderFingerprint } from '../../src/build/reuse/page-reuse.ts';
 import { releasePath, servedRelease } from '../../src/release/releases.ts';
 import { BUILD_EPOCH, TEST_SITE_URL, sharedBuild, workDir } from '../support/built-server.ts';
@@ -107,6 +107,36 @@ describe('rendering with the code a full build kept', () => {
     await expect(openRenderer(original.renderer, { fingerprint, target: 'cloudflare' })).rejects.toThrow(RendererUnavailable);
     // None at all is a first build's normal case, which the build script does not mention.
     await expect(openRenderer(path.join(WORK, 'nowhere'), { fingerprint, target: 'node' })).rejects.toMatchObject({ message: expect.stringMatching(/no renderer kept/), noneKept: true });
+  });
+});
+
+describe('pages rendered several at a time', () => {
+  test('after a page fails no page is started, and the failure is thrown once the pages under way have ended', async () => {
+    // A full disk fails one page's write while others render: those must end before the renderer is
+    // handed its next batch's index, or they fail again for a reason that is not the one.
+    const started: number[] = [];
+    let running = 0;
+    let runningAtThrow = -1;
+    const full = new Error('ENOSPC: no space left on device, write');
+    const work = async (k: number) => {
+      started.push(k);
+      running++;
+      // Each page ends two turns of the event loop later; page 5 fails after one, while pages 4, 6
+      // and 7 render, and page 6 ends last.
+      for (let turn = 0; turn < (k === 5 ? 1 : k === 6 ? 5 : 2); turn++) await new Promise((resolve) => setImmediate(resolve));
+      running--;
+      if (k === 5) throw full;
+    };
+    await expect(pool(Array.from({ length: 40 }, (_, k) => k), work, 4).catch((e: unknown) => { runningAtThrow = running; throw e; })).rejects.toBe(full);
+    expect(runningAtThrow).toBe(0);
+    // Pages 0-7 had started when page 5 failed (four at a time); none after.
+    expect(started.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  test('every page renders once when none fails', async () => {
+    const done: number[] = [];
+    await pool(Array.from({ length: 23 }, (_, k) => k), async (k) => { await Promise.resolve(); done.push(k); }, 4);
+    expect(done.sort((a, b) => a - b)).toEqual(Array.from({ length: 23 }, (_, k) => k));
   });
 });
 

@@ -101,6 +101,8 @@ describe('a build that dies', () => {
       expect(b.stderr, step).toMatch(/build failed: the disk holding .*dist\.releases\/ is full \(ENOSPC\): free space there, then build again\. Nothing needs cleaning up/);
       expect(b.stderr, step).toContain('ENOSPC: no space left on device');
       expect(b.stderr, step).not.toMatch(/triggerUncaughtException|kept renderer failed/);
+      // No step's line is left open for the reason to run on (pipeline.ts `step`).
+      expect(b.stdout.trimEnd(), step).not.toMatch(/…$/);
       expect(b.stderr).toContain(`still serves release ${before.served}`);
       expect(servedRelease(dist)).toBe(before.served);
       expect(siteIndex(dist)).toBe(before.index);

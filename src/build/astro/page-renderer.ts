@@ -251,11 +251,23 @@ function settingsScripts(manifest: KeptManifest): { stage: string; content: stri
   });
 }
 
-/** `work` on each item, `CONCURRENCY` at a time. */
-async function pool<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+/**
+ * `work` on each item, `concurrency` at a time. After a failure no item is started, and the first
+ * error is thrown once the work under way has ended: a page still rendering when the call returned
+ * would render with the next call's index (`#handOver`), and fail for a reason that is not the one.
+ */
+export async function pool<T>(items: readonly T[], work: (item: T) => Promise<void>, concurrency = CONCURRENCY): Promise<void> {
   let next = 0;
+  let failed = false;
   const run = async () => {
-    while (next < items.length) await work(items[next++]!);
+    try {
+      while (!failed && next < items.length) await work(items[next++]!);
+    } catch (e) {
+      failed = true;
+      throw e;
+    }
   };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, run));
+  const ends = await Promise.allSettled(Array.from({ length: Math.min(concurrency, items.length) }, run));
+  const failure = ends.find((end) => end.status === 'rejected');
+  if (failure) throw failure.reason;
 }
