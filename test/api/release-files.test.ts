@@ -102,6 +102,22 @@ describe('lookup tables', () => {
     for (const key of ['nobody', '__proto__', 'constructor', 'toString', '']) expect(await lookup(files, 'avatars', key)).toBeUndefined();
   });
 
+  test('a bucket is the same text in whatever order its keys come: keys in code-unit order, a key twice its last value', async () => {
+    const names = ['alice', 'bob', '__proto__', 'zoë', ...Array.from({ length: 3000 }, (_, i) => `u${i}`), ...Array.from({ length: 1000 }, (_, i) => String(i))];
+    const entries = names.map((n) => [n, `${n}.png`] as const);
+    const inOrder = lookupTableFiles('avatars', [...entries].sort(([a], [b]) => (a < b ? -1 : 1)));
+    const shuffled = lookupTableFiles('avatars', [...entries].sort(() => Math.random() - 0.5));
+    expect(shuffled).toEqual(inOrder);
+    for (const text of inOrder.values()) {
+      // Integer-like names too: an object put them first, `9` before `10`.
+      const keys = [...text.matchAll(/"([^"]*)":/g)].map((m) => m[1]!);
+      expect(keys).toEqual([...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    }
+    for (const [key, value] of entries) expect(await lookup(memory(inOrder), 'avatars', key)).toBe(value);
+    const twice = memory(lookupTableFiles('avatars', [['bob', 'old.png'], ['bob', 'new.png'], ['alice', 'a.png']]));
+    expect(await lookup(twice, 'avatars', 'bob')).toBe('new.png');
+  });
+
   test('keys spread over the buckets: no bucket holds more than 3x its share', () => {
     const counts = new Array<number>(LOOKUP_BUCKETS).fill(0);
     const n = 100_000;

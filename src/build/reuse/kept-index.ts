@@ -76,16 +76,17 @@ export function keptIndexOf(
   previewOf: (user: PublicUser, avatar: string | undefined) => string | null, decorationEntries: [string, string, string][],
   example: KeptIndex['example'], warnings: string[],
 ): KeptIndex {
-  const avatarOf = new Map(index.avatars);
+  // The columns' avatars, not a map of a million names (columnsOf).
+  const columns = columnsOf(index);
   const n = index.users.length;
   const kept: KeptIndex = {
     version: VERSION, fingerprint, builtAt: index.builtAt, others, names: new Array(n), stamps: new Array(n), digests: new Array(n), avatars: new Array(n),
     decorations: new Array(n), domains: new Array(n), suspended: new Array(n), previews: new Array(n), decorationEntries, example, warnings,
-    runs: siteRuns(columnsOf(index)),
+    runs: siteRuns(columns),
   };
   for (let i = 0; i < n; i++) {
     const user = index.users[i]!;
-    const avatar = avatarOf.get(user.username);
+    const avatar = columns.avatars[i] ?? undefined;
     kept.names[i] = user.username;
     kept.stamps[i] = stampOf(user.username) ?? null;
     kept.digests[i] = kept.stamps[i] === null ? digestOf(user.username) ?? null : null;
