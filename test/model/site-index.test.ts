@@ -22,5 +22,5 @@ test('each profile gets its own avatar, whatever the order the avatars are liste
   // A name the users do not hold, first: every other avatar still found.
   expect(columnsOf(indexOf([['nobody', 'x.png'], ...avatars])).avatars).toEqual(inOrder.avatars);
   expect(inOrder.names).toEqual(Array.from({ length: 40 }, (_, i) => `user${String(i).padStart(2, '0')}`));
-  expect([...inOrder.suspended]).toEqual(Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? 1 : 0)));
+  expect(Array.from(inOrder.suspended)).toEqual(Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? 1 : 0)));
 });
