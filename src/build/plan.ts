@@ -23,7 +23,7 @@ import { changedProfiles, planEdit, readCachedInputs, type EditPlan } from './re
 import { otherDigestsNow, validKeptIndex } from './reuse/kept-index.ts';
 import { digestFiles, digestMap, folderDigest, validFileDigests, type FileDigests } from '../content/file-digests.ts';
 import { KeyColumn } from './reuse/key-column.ts';
-import { avatarKey, goneNames, planPages, profilePageKey, userInputKey, type PageManifest, type PagePlan } from './reuse/page-reuse.ts';
+import { avatarKey, goneNames, planPages, profilePageKey, userInputKey, validManifest, type PageManifest, type PagePlan } from './reuse/page-reuse.ts';
 import { openKeptRenderer, type PageRenderer } from './render.ts';
 import { readRecord, type ReleaseRecord } from './reuse/record.ts';
 import { faultPoint } from './faults.ts';
@@ -298,7 +298,8 @@ export async function planRelease(build: Build, read: ContentRead): Promise<Rele
   }
   // Pages whose profile and code are unchanged since the build being served are linked from it, not
   // rendered (page-reuse.ts); PROFILES_INCREMENTAL=0 renders them all.
-  return build.step('Finding what changed', () => {
+  let everyPage: string | undefined;
+  const plan = await build.step('Finding what changed', () => {
     const { index, stamps } = read;
     const record = servedId ? servedRecord(build, servedId) : readRecord(servedLayout.record);
     // Each user's JSON text made at most once, for the page key and the answer's hash, in a rebuild
@@ -320,10 +321,26 @@ export async function planRelease(build: Build, read: ContentRead): Promise<Rele
       return stamp === undefined ? undefined : userInputKey(stamp, u, avatarKey(avatarOf.get(u.username), read.avatarDigest));
     };
     const pages = planPages(index, build.pagesFingerprint, record.manifest, () => served.files('p/').map((f) => f.slice('p/'.length)), o.incremental, o.incremental ? jsonOf : undefined, inputKeyOf, read.avatarDigest);
+    if (servedId && o.incremental && pages.reuse.length === 0 && pages.render.size > 0) everyPage = whyEveryPage(build, servedId, record.manifest);
     // Unchanged answers keep the timestamp, and so the bytes, they were published with (answer-times.ts).
     const times = new AnswerTimes(index.builtAt, record.times, !o.incremental);
     return { ...common, pages, times, layers: layersOfThisBuild(build, read, served, servedInfo?.builtAt, id, pages, times, jsonOf) };
   });
+  // At a million profiles that is minutes: the operator is told why, after the step's line.
+  if (everyPage) console.log(`  (every page is rendered: ${everyPage})`);
+  return plan;
+}
+
+/**
+ * Why a build renders every page though a release is served, when it is not that every profile
+ * changed: the served release's pages were made by other code or settings (`renderFingerprint`:
+ * src/, public/, the config, the lock file, SITE_URL; and PRECOMPRESS), or it keeps no page list.
+ */
+function whyEveryPage(build: Build, servedId: string, manifest: PageManifest | undefined): string | undefined {
+  const kept = validManifest(manifest);
+  if (!kept) return `release ${servedId} keeps no list of its pages that this code reads`;
+  if (kept.fingerprint === build.pagesFingerprint) return undefined;
+  return `release ${servedId} was made by other code or settings: a change in src/, public/, astro.config.mjs, tsconfig.json or package-lock.json, or another SITE_URL or PRECOMPRESS`;
 }
 
 /**

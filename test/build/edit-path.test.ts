@@ -215,6 +215,33 @@ describe('edit builds', () => {
     expect(servedText(a.files.get('index.html')!)).toContain('2 public profiles');
   }, 120_000);
 
+  test('a build that renders every page though a release is served says why; one that reuses pages says nothing', () => {
+    const work = workDir('every-page-why');
+    made.push(work);
+    fs.rmSync(work, { recursive: true, force: true });
+    const content = path.join(work, 'content');
+    fixtureWithAaron(content);
+    const dist = path.join(work, 'dist');
+    const build = (epoch: number, env: Record<string, string> = {}) => {
+      const r = buildFixture(content, dist, settled(epoch, env));
+      expect(r.status, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    const why = /\(every page is rendered: (.*)\)/;
+    // The first build has nothing to reuse, and nothing to explain.
+    expect(build(FIRST)).not.toMatch(why);
+    const first = servedRelease(dist)!;
+    // New code (BUILD_CODE_SALT stands for a change in src/): every page, and the reason, once.
+    const other = build(FIRST + 60, { BUILD_CODE_SALT: 'other code' });
+    expect(other).toMatch(/^Rendering (\d+) of \1 profile pages/m);
+    expect(why.exec(other)?.[1]).toBe(`release ${first} was made by other code or settings: a change in src/, public/, astro.config.mjs, tsconfig.json or package-lock.json, or another SITE_URL or PRECOMPRESS`);
+    // The same code again, one profile edited, read whole: one page, no reason.
+    edit(content, 'bob', (t) => t.replace(/^displayName: .*$/m, 'displayName: "Robert"'));
+    const again = build(FIRST + 120, { BUILD_CODE_SALT: 'other code', EDIT_PATH: '0' });
+    expect(again).toMatch(/^Rendering 1 of \d+ profile pages/m);
+    expect(again).not.toMatch(why);
+  }, 120_000);
+
   test('anything else reads every profile, and a problem fails the build as it always does', () => {
     const { content, dist } = firstBuild('edit-else');
     let epoch = FIRST;
