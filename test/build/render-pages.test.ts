@@ -27,8 +27,11 @@ function build(name: string, env: Record<string, string>) {
   const dist = path.join(WORK, name, 'dist');
   const r = buildFixture(FIXTURE, dist, { PROFILES_INCREMENTAL: '0', ...env });
   expect(r.status, `${r.stderr}${r.stdout}`).toBe(0);
-  return { dist, stdout: r.stdout };
+  return { dist, stdout: r.stdout, pid: r.pid };
 }
+
+/** What build process `pid` left in the renderer store: its own copy (`.own-<pid>`) or its compile's scratch; other builds may be running beside. */
+const leftBy = (pid: number) => fs.readdirSync(rendererStore(ROOT)).filter((name) => name.endsWith(`.own-${pid}`) || name.includes(`.astro-out.${pid}.`));
 
 /** The served release's client files equal the shared build's, byte for byte, and its server's file names too. */
 function expectSameAsShared(dist: string) {
@@ -113,7 +116,7 @@ describe('the render engine', () => {
     // The answers counted, not the compressed siblings written beside them.
     expect(built.stdout).toContain('7 pages (7 rendered, 0 unchanged), 7 API files,');
     expectSameAsShared(built.dist);
-    expect(fs.readdirSync(rendererStore(ROOT)).filter((name) => name.includes(`.${process.pid}.`) || /\.astro-out\./.test(name))).toEqual([]);
+    expect(leftBy(built.pid)).toEqual([]);
   }, 60_000);
 
   // The compile begins before the content is read: a build stopped by bad content still ends it,
@@ -131,7 +134,7 @@ describe('the render engine', () => {
       expect(r.stderr).toMatch(/profiles\/bob\.yaml:1/);
       expect(r.stderr).toContain('Nothing was built');
       expect(fs.existsSync(path.join(kept, KEPT_FILE))).toBe(true);
-      expect(fs.readdirSync(rendererStore(ROOT)).filter((name) => name.includes('.astro-out.'))).toEqual([]);
+      expect(leftBy(r.pid)).toEqual([]);
       fs.rmSync(kept, { recursive: true, force: true });
     } finally {
       fs.rmSync(parent, { recursive: true, force: true });
@@ -148,7 +151,7 @@ describe('the render engine', () => {
     expect(r.stderr).toContain('`astro build` (compiling the pages) was stopped by SIGKILL');
     expect(r.stderr).toMatch(/dist\/ is untouched/);
     expect(servedRelease(dist)).toBeUndefined();
-    expect(fs.readdirSync(rendererStore(ROOT)).filter((name) => /\.astro-out\./.test(name))).toEqual([]);
+    expect(leftBy(r.pid)).toEqual([]);
   }, 60_000);
 
   test('a build of code compiled before renders every page with the kept renderer, in two threads', () => {
