@@ -40,6 +40,10 @@ const cli = parseCli({
   },
 });
 
+// Output nobody reads any more (`npm run build | head`, a pager quit, a log on a full disk) is
+// dropped, not a reason to stop a build halfway: it was ended by an unhandled EPIPE or ENOSPC.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+
 /** The options of one build: the environment, with `request`'s variables (a rebuild's) over it. */
 function optionsFrom(request: Record<string, string | undefined> = {}): BuildOptions {
   const env = { ...process.env, ...request };

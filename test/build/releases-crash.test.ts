@@ -117,6 +117,25 @@ describe('a build that dies', () => {
   }, 120_000);
 });
 
+describe('output nobody reads', () => {
+  test('a build whose reader went away (`npm run build | head -1`) goes on, and serves its release', async () => {
+    const before = servedRelease(service.dist);
+    const build = spawn(process.execPath, ['scripts/build-site.ts'], {
+      cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, CONTENT_DIR: edited, SITE_URL: TEST_SITE_URL, DIST_DIR: service.dist, SOURCE_DATE_EPOCH: String(BUILD_EPOCH), PROFILES_INCREMENTAL: '0' },
+    });
+    // The first line read, both pipes closed, as `head -1` closes its input: every later write fails with EPIPE.
+    let stderr = '';
+    build.stdout.once('data', () => { build.stdout.destroy(); build.stderr.destroy(); });
+    build.stderr.on('data', (d) => { stderr += d; });
+    const code = await new Promise<number | null>((resolve) => build.once('exit', resolve));
+    expect(code, stderr).toBe(0);
+    expect(servedRelease(service.dist)).not.toBe(before);
+    expect(siteIndex(service.dist)).toContain('Robert');
+    expect(leftovers(service.dist)).toEqual([]);
+  }, 60_000);
+});
+
 describe('two builds at once', () => {
   test('the second refuses at once, naming the first, which then finishes', async () => {
     const first = spawn(process.execPath, ['scripts/build-site.ts'], {
