@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCli } from '../src/cli.ts';
+import { imageTypeOf } from '../src/api/release-files.ts';
 import { contentDirFromEnv } from '../src/content/load.ts';
 import { distDirFromEnv } from '../src/config.ts';
 import { servedRelease } from '../src/release/releases.ts';
@@ -201,7 +202,9 @@ let lastStderr = '';
 async function rebuild(files: readonly string[]): Promise<Outcome> {
   // Named by count only: an editor or `git pull` writes through temporary files, whose names would mislead.
   // Not again for each try while another build holds the lock.
-  if (!lastStderr.startsWith('locked: ')) console.log(`start: ${files.length === 1 ? 'a file' : `${files.length} files`} changed in ${contentDir}: building ...`);
+  // An editor's or `sed -i`'s temporary file, gone by now, is not counted: a removed profile or image is.
+  const counted = files.filter((f) => fs.existsSync(path.join(contentDir, f)) || /\.ya?ml$/.test(f) || imageTypeOf(path.basename(f))).length || files.length;
+  if (!lastStderr.startsWith('locked: ')) console.log(`start: ${counted === 1 ? 'a file' : `${counted} files`} changed in ${contentDir}: building ...`);
   const listed: Record<string, string> = since && files.length <= MAX_LISTED ? { CHANGED_FILES: files.join('\n'), CHANGED_SINCE: since } : {};
   const r = await builder!.build(listed);
   if (r.code === EX_TEMPFAIL) {

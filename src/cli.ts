@@ -5,6 +5,7 @@
 // `step` prints a line while long work runs, so no command is silent for more than a few seconds.
 // No colour anywhere; if some is ever added, honour NO_COLOR (https://no-color.org).
 // Used by scripts/ and by src/server/main.ts, so it lives in src/ with the code the server ships.
+import path from 'node:path';
 import { parseArgs, type ParseArgsOptionDescriptor } from 'node:util';
 
 /** Prints `<name>: <message>` (and the hint) to stderr and exits with `code`. */
@@ -126,4 +127,19 @@ export async function step<T>(label: string, work: () => Promise<T>, { everyMs =
   } finally {
     clearInterval(timer);
   }
+}
+
+/** `value` as one shell word: as it is when plain, else in single quotes. */
+const shellWord = (value: string) => (/^[\w./:@%+=-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`);
+
+/**
+ * The `npm run check` that checks `contentDir` again, to copy as it is: the folder unless it is the
+ * default `./content` (relative when inside the working directory), and `siteUrl` when the checked
+ * run had one (a custom domain that is the site's own host is a problem only with it).
+ */
+export function checkCommand(contentDir: string, siteUrl?: string): string {
+  const dir = path.resolve(contentDir);
+  const relative = path.relative(process.cwd(), dir);
+  const shown = relative.startsWith('..') || path.isAbsolute(relative) ? dir : relative;
+  return `${siteUrl ? `SITE_URL=${shellWord(siteUrl)} ` : ''}npm run check${dir === path.resolve('content') ? '' : ` -- ${shellWord(shown)}`}`;
 }

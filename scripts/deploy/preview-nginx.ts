@@ -81,7 +81,11 @@ try {
   console.error(`preview:nginx: ${(e as Error).message}`);
   await stop(1);
 }
-nginx!.child.once('exit', (code) => {
-  console.error(`preview:nginx: nginx stopped (exit code ${code}):\n${nginx!.errorLog()}`);
+nginx!.child.once('exit', (code, signal) => {
+  if (stopping) return;
+  // Ctrl-C reaches nginx too (the terminal signals the whole group), maybe before this process: a stop, not a failure.
+  if (code === 0 || signal === 'SIGINT' || signal === 'SIGTERM') return void stop(0);
+  const log = nginx!.errorLog().trim();
+  console.error(`preview:nginx: nginx stopped (exit code ${code}${signal ? `, ${signal}` : ''})${log ? `:\n${log}` : ''}`);
   void stop(1);
 });

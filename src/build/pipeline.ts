@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import type { DeployTarget } from '../config.ts';
+import { checkCommand } from '../cli.ts';
 import { formatProblem } from '../content/problems.ts';
 import { BuildLockHeld, acquireBuildLock } from '../release/lock.ts';
 import { LOCK_FILE, releasesDir, servedRelease } from '../release/releases.ts';
@@ -228,7 +229,7 @@ async function runBuildSteps(o: BuildOptions, result: BuildResult): Promise<numb
   if ('problems' in read) {
     for (const p of read.problems) console.error(formatProblem(p));
     console.error(`\n${read.problems.length} problem(s) in ${path.relative(process.cwd(), o.contentDir) || o.contentDir}. Nothing was built; ${path.relative(process.cwd(), o.distDir)}/ is untouched.`);
-    console.error('Fix each line above (the hint says how), then run `npm run check` (with this SITE_URL) to try again quickly.');
+    console.error(`Fix each line above (the hint says how), then run \`${checkCommand(o.contentDir, process.env.SITE_URL ? o.siteUrl : undefined)}\` to try again quickly.`);
     result.contentProblems = true;
     return stop(1);
   }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { helpText, step } from '../../src/cli.ts';
+import { checkCommand, helpText, step } from '../../src/cli.ts';
 import { ROOT } from '../support/helpers.ts';
 
 /** `npm run <name>` → the file it runs, for every script that runs one of ours with node. */
@@ -123,6 +123,20 @@ describe('every CLI', () => {
       ]
     `);
   }, SPAWNING_MS);
+});
+
+describe('the check command a failed check or build prints', () => {
+  test('checks the folder that failed, with the SITE_URL it was given, as one line to paste', () => {
+    const here = process.cwd();
+    expect(checkCommand(path.join(here, 'content'))).toBe('npm run check');
+    expect(checkCommand(path.join(here, 'test', 'fixtures', 'content'))).toBe('npm run check -- test/fixtures/content');
+    expect(checkCommand('/srv/profiles')).toBe('npm run check -- /srv/profiles');
+    expect(checkCommand("/srv/my profiles/it's")).toBe(`npm run check -- '/srv/my profiles/it'\\''s'`);
+    expect(checkCommand(path.join(here, 'content'), 'https://profiles.example')).toBe('SITE_URL=https://profiles.example npm run check');
+    // The quoted folder is the folder to a shell.
+    const echoed = spawnSync('sh', ['-c', `printf %s ${checkCommand("/srv/my profiles/it's").slice('npm run check -- '.length)}`], { encoding: 'utf8' });
+    expect(echoed.stdout).toBe("/srv/my profiles/it's");
+  });
 });
 
 describe('the help text', () => {

@@ -89,9 +89,13 @@ describe('npm start watches the content folder', () => {
 
   test('a file saved by replacing it (sed -i, an editor\'s atomic save) is built, and so is every edit of it after', async () => {
     const text = fs.readFileSync(profile, 'utf8');
+    const from = start.output().length;
     fs.writeFileSync(`${profile}.tmp`, text.replace(/^displayName: .*$/m, 'displayName: Bob Replaced'));
     fs.renameSync(`${profile}.tmp`, profile);
     await until('the replaced displayName', async () => ((await displayName()) === 'Bob Replaced' ? true : undefined));
+    // One file changed, as the operator sees it: the temporary one, gone, is not counted.
+    expect(start.output().slice(from)).toMatch(/start: a file changed in /);
+    expect(start.output().slice(from)).not.toMatch(/start: \d+ files changed/);
     fs.writeFileSync(profile, text.replace(/^displayName: .*$/m, 'displayName: Bob In Place'));
     await until('the displayName written in place after', async () => ((await displayName()) === 'Bob In Place' ? true : undefined));
   }, 120_000);
