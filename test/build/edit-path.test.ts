@@ -76,12 +76,18 @@ function fixtureWithAaron(content: string) {
 }
 
 /** A content folder (by default `fixtureWithAaron`), built once, and a copy of that served state. */
-function firstBuild(name: string, makeContent = fixtureWithAaron) {
+/** An empty work folder of this test's (removed after it) and its content folder, made by `makeContent`. */
+function workWith(name: string, makeContent: (content: string) => void) {
   const work = workDir(name);
   made.push(work);
   fs.rmSync(work, { recursive: true, force: true });
   const content = path.join(work, 'content');
   makeContent(content);
+  return { work, content };
+}
+
+function firstBuild(name: string, makeContent = fixtureWithAaron) {
+  const { work, content } = workWith(name, makeContent);
   const dist = path.join(work, 'a', 'dist');
   const first = buildFixture(content, dist, settled(FIRST));
   expect(first.status, first.stderr).toBe(0);
@@ -216,11 +222,7 @@ describe('edit builds', () => {
   }, 120_000);
 
   test('a build that renders every page though a release is served says why; one that reuses pages says nothing', () => {
-    const work = workDir('every-page-why');
-    made.push(work);
-    fs.rmSync(work, { recursive: true, force: true });
-    const content = path.join(work, 'content');
-    fixtureWithAaron(content);
+    const { work, content } = workWith('every-page-why', fixtureWithAaron);
     const dist = path.join(work, 'dist');
     const build = (epoch: number, env: Record<string, string> = {}) => {
       const r = buildFixture(content, dist, settled(epoch, env));
@@ -311,11 +313,7 @@ describe('edit builds told which files changed (npm start sets CHANGED_FILES)', 
   }, 120_000);
 
   test('a static build told which files changed reads every profile anyway: one release, no check after it', () => {
-    const work = workDir('told-static');
-    made.push(work);
-    fs.rmSync(work, { recursive: true, force: true });
-    const content = path.join(work, 'content');
-    fs.cpSync(FIXTURE, content, { recursive: true });
+    const { work, content } = workWith('told-static', (dir) => fs.cpSync(FIXTURE, dir, { recursive: true }));
     const dist = path.join(work, 'dist');
     const static_ = (epoch: number, env: Record<string, string> = {}) => buildFixture(content, dist, settled(epoch, { DEPLOY_TARGET: 'static', ...env }));
     expect(static_(FIRST).status).toBe(0);
