@@ -44,8 +44,11 @@ function lookupStatus(folded: string): 200 | 400 | 404 {
   if (folded === '' || !USERNAME_RULE.test(folded)) return 400;
   return USERNAMES.has(folded) ? 200 : 404;
 }
-/** The query form: trim, strip one leading `@`, fold ASCII case. */
+/** docs/api.md: a query `username` or `u` over 200 characters, spaces included, is a 400. */
+const MAX_QUERY_VALUE = 200;
+/** The query form: at most 200 UTF-16 units before trimming; trim, strip one leading `@`, fold ASCII case. */
 function queryLookupStatus(value: string): 200 | 400 | 404 {
+  if (value.length > MAX_QUERY_VALUE) return 400;
   const t = value.trim();
   return lookupStatus(asciiLower(t.startsWith('@') ? t.slice(1) : t));
 }
