@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ADAPTER_CLIENT_FILES, KEPT_CLIENT_DIR, KEPT_FILE, KEPT_RENDERERS, KEPT_SERVER_DIR, keepRenderer, keepRendererIn, pruneStore, readKept, rendererDir } from '../../src/build/astro/keep-renderer.ts';
+import { ADAPTER_CLIENT_FILES, KEPT_CLIENT_DIR, KEPT_FILE, KEPT_RENDERERS, KEPT_SERVER_DIR, keepRenderer, keepRendererIn, markRendererUsed, pruneStore, readKept, rendererDir } from '../../src/build/astro/keep-renderer.ts';
 import { openRenderer, pool, RendererUnavailable } from '../../src/build/astro/page-renderer.ts';
 import { renderFingerprint } from '../../src/build/reuse/page-reuse.ts';
 import { releasePath, servedRelease } from '../../src/release/releases.ts';
@@ -101,12 +101,19 @@ describe('rendering with the code a full build kept', () => {
     expectSameFiles(fileTree(path.join(full.renderer, 'chunks')), fileTree(path.join(original.renderer, 'chunks')));
   }, 120_000);
 
-  test('a renderer kept from other code, or none, is refused with the reason', async () => {
+  test('a renderer kept from other code, or none, is refused with the reason; one opened is marked used', async () => {
     const fingerprint = renderFingerprint(ROOT, TEST_SITE_URL);
+    const keptFile = path.join(original.renderer, KEPT_FILE);
+    fs.utimesSync(keptFile, 1000, 1000);
     await expect(openRenderer(original.renderer, { fingerprint: 'other', target: 'node' })).rejects.toMatchObject({ message: expect.stringMatching(/built from other code/), noneKept: false });
     await expect(openRenderer(original.renderer, { fingerprint, target: 'cloudflare' })).rejects.toThrow(RendererUnavailable);
     // None at all is a first build's normal case, which the build script does not mention.
     await expect(openRenderer(path.join(WORK, 'nowhere'), { fingerprint, target: 'node' })).rejects.toMatchObject({ message: expect.stringMatching(/no renderer kept/), noneKept: true });
+    // Refused, it is not used; rendered with, it is (pruneStore keeps the renderers used last).
+    expect(fs.statSync(keptFile).mtimeMs).toBe(1_000_000);
+    const before = Date.now() - 1000;
+    renderWith(original.renderer, FIXTURE, 'site-marked-used');
+    expect(fs.statSync(keptFile).mtimeMs).toBeGreaterThan(before);
   });
 });
 
@@ -203,6 +210,29 @@ describe('keeping the renderer', () => {
     // Astro removes its folder after the hook: still there for it.
     expect(fs.existsSync(path.join(server, '.prerender', 'chunks', 'page.mjs'))).toBe(true);
     expect(warnings).toEqual([]);
+  });
+
+  test('the store keeps the renderers used last: one in use is not pushed out by others kept since', () => {
+    const used = path.join(WORK, 'used-store');
+    const keepIn = (fingerprint: string) => {
+      keepRendererIn({ dir: path.join(used, `node-${fingerprint}`), fingerprint, target: 'node' });
+      try {
+        hook('astro:build:generated')({ logger: { warn: (m: string) => warnings.push(m) } });
+      } finally {
+        keepRendererIn(undefined);
+      }
+    };
+    for (let k = 1; k <= KEPT_RENDERERS; k++) {
+      keepIn(`f${k}`);
+      fs.utimesSync(path.join(used, `node-f${k}`, KEPT_FILE), 1000 + k, 1000 + k);
+    }
+    // f1, kept first, is used by a build: the next one kept pushes out f2, kept first of the rest.
+    markRendererUsed(path.join(used, 'node-f1'));
+    keepIn('g');
+    expect(fs.readdirSync(used).sort()).toEqual(['node-f1', ...Array.from({ length: KEPT_RENDERERS - 2 }, (_, i) => `node-f${i + 3}`), 'node-g'].sort());
+    // A folder with nothing kept in it is no use to mark, and marking it creates nothing.
+    markRendererUsed(path.join(used, 'node-none'));
+    expect(fs.existsSync(path.join(used, 'node-none'))).toBe(false);
   });
 
   test('a renderer that cannot be kept costs a warning, never the build', () => {

@@ -31,7 +31,7 @@ export const KEPT_SERVER_DIR = 'server';
  */
 export const ADAPTER_CLIENT_FILES = ['.assetsignore'];
 export const KEPT_CLIENT_DIR = 'client';
-/** How many kept renderers the store holds; older ones are removed when a build keeps a new one. */
+/** How many kept renderers the store holds; those used longest ago are removed when a build keeps a new one. */
 export const KEPT_RENDERERS = 8;
 
 export interface KeptRendererKey {
@@ -131,7 +131,18 @@ export const keepRenderer = (): AstroIntegration => {
   };
 };
 
-/** Removes all but the newest `KEPT_RENDERERS` kept renderers, never `keep`, and what killed builds left (half-copied, or their own). */
+/**
+ * Marks the renderer in `dir` as used now: the store keeps the renderers used last, so one that
+ * every build opens is never pushed out by others kept since (builds of other SITE_URLs or
+ * targets, on the same machine, or at the same time).
+ */
+export function markRendererUsed(dir: string): void {
+  const now = new Date();
+  // A store that cannot be written (read-only) still renders; it only prunes by age.
+  try { fs.utimesSync(path.join(dir, KEPT_FILE), now, now); } catch { /* kept as it is */ }
+}
+
+/** Removes all but the `KEPT_RENDERERS` kept renderers used last, never `keep`, and what killed builds left (half-copied, or their own). */
 export function pruneStore(store: string, keep: string): void {
   const names = safeReaddir(store);
   for (const name of names.filter((n) => n.endsWith('.tmp'))) {

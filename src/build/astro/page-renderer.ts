@@ -16,7 +16,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { handOverSiteIndex } from './page-data.ts';
 import { astroFallback } from './fallbacks.ts';
-import { KEPT_FILE, readKept, type KeptRendererKey } from './keep-renderer.ts';
+import { KEPT_FILE, markRendererUsed, readKept, type KeptRendererKey } from './keep-renderer.ts';
 import type { SiteIndex } from '../../model/site-index.ts';
 import { emptyStats, writeCoded, type CodingLayout, type CompressStats } from '../files/compress.ts';
 
@@ -214,7 +214,9 @@ export async function openRenderer(dir: string, key: KeptRendererKey, layout?: C
   if (!app || !manifest || typeof app.render !== 'function' || typeof app.setInternals !== 'function' || typeof app.setOptions !== 'function' || !app.routeCache) {
     throw new RendererUnavailable(`the renderer in ${dir} is not the pre-render entry this code knows (another Astro version?)`);
   }
-  return new PageRenderer(app, manifest, layout);
+  const renderer = new PageRenderer(app, manifest, layout);
+  markRendererUsed(dir);
+  return renderer;
 }
 
 /**
