@@ -14,6 +14,10 @@ const OWN_PROCESS = ['test/content/scaling.test.ts', 'test/content/yaml-file.tes
 
 export default defineConfig({
   test: {
+    // Most tests take milliseconds; those that build or start servers take seconds, more on a busy
+    // machine (two files at once on two cores). Here rather than on `npm test`'s command line, so
+    // that `npx vitest run <file>` gives a test the same time.
+    testTimeout: 30_000,
     // One build of test/fixtures/content and one server for the whole run.
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/files-run.ts', 'test/support/equality.ts'],

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { incrementalFromEnv, siteUrlFromEnv, validationCacheFile } from '../src/config.ts';
 import { contentDirFromEnv, loadContentFast } from '../src/content/load.ts';
 import { formatProblem, formatProblemGithub } from '../src/content/problems.ts';
-import { checkCommand, parseCli, step } from '../src/cli.ts';
+import { checkCommand, parseCli, shownPath, step } from '../src/cli.ts';
 
 const cli = parseCli({
   name: 'check',
@@ -34,7 +34,7 @@ const dir = positionals[0] ? path.resolve(positionals[0]) : contentDirFromEnv();
 // folder parses that file only.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // A line every 5 s only when it takes that long: 100,000 files parse for half a minute.
-const { content, problems, warnings } = await step(`Checking ${path.relative(process.cwd(), dir) || dir}`,
+const { content, problems, warnings } = await step(`Checking ${shownPath(dir)}`,
   () => loadContentFast(dir, { cacheFile: validationCacheFile(root, dir), ignoreCache: !incrementalFromEnv(), siteUrl: process.env.SITE_URL ? siteUrlFromEnv() : undefined }), { quiet: true });
 const print = format === 'github' ? formatProblemGithub : formatProblem;
 
@@ -46,7 +46,7 @@ const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 const counted = `${count(content.profiles.size, 'profile')}, ${count(content.creators.size, 'creator')}, ${count(content.decorations.size, 'decoration')}`;
 if (problems.length) {
   const files = new Set(problems.map((p) => p.file)).size;
-  console.error(`\n${problems.length} problem(s) in ${files} file(s) of ${path.relative(process.cwd(), dir) || dir} (${ms} ms). Fix each (as its hint says, where it has one), then run \`${checkCommand(dir, process.env.SITE_URL)}\` again.`);
+  console.error(`\n${problems.length} problem(s) in ${files} file(s) of ${shownPath(dir)} (${ms} ms). Fix each (as its hint says, where it has one), then run \`${checkCommand(dir, process.env.SITE_URL)}\` again.`);
   process.exit(1);
 }
 console.log(`Content OK: ${counted}${warnings.length ? `, ${warnings.length} warning(s)` : ''} (${ms} ms).`);

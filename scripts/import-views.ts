@@ -17,10 +17,9 @@ import { formatProblem } from '../src/content/problems.ts';
 import { JSON_SCHEMA_DIR } from '../src/tools/json-schemas.ts';
 import { parseYamlFile } from '../src/content/yaml-file.ts';
 import { ViewsStatsSchema } from '../src/schemas/index.ts';
-import { failWith, parseCli } from '../src/cli.ts';
+import { failWith, parseCli, shownPath } from '../src/cli.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const shown = (p: string) => path.relative(process.cwd(), p) || p;
 const fail = failWith('views:import');
 
 const cli = parseCli({
@@ -40,7 +39,7 @@ const contentDir = values.content ? path.resolve(values.content) : contentDirFro
 const { content, problems } = loadContent(contentDir);
 if (problems.length) {
   for (const p of problems) console.error(formatProblem(p));
-  fail(1, `${problems.length} problem(s) in ${shown(contentDir)}: fix them first (\`npm run check\`). Nothing was imported.`);
+  fail(1, `${problems.length} problem(s) in ${shownPath(contentDir)}: fix them first (\`npm run check\`). Nothing was imported.`);
 }
 for (const log of logs) {
   if (!fs.statSync(log, { throwIfNoEntry: false })?.isFile()) fail(1, `${log} is not a file. Nothing was imported.`);
@@ -69,18 +68,18 @@ const before = fs.existsSync(statsFile) ? fs.readFileSync(statsFile, 'utf8') : u
 const schemaPath = path.relative(path.dirname(statsFile), path.join(root, JSON_SCHEMA_DIR, 'views.schema.json')).split(path.sep).join('/');
 const { text, changes } = mergeViewCounts(before, counter.views, (username) => content.profiles.get(username)!.views, viewsFileHeader(schemaPath));
 if (!changes.length) {
-  console.log(`No views to add: ${shown(statsFile)} is unchanged.`);
+  console.log(`No views to add: ${shownPath(statsFile)} is unchanged.`);
   process.exit(0);
 }
 
 // What is written must load as the build will load it.
 const check = parseYamlFile(statsFile, text, ViewsStatsSchema);
-if (!check.ok) fail(1, `the new ${shown(statsFile)} would not be valid (${check.problems.map((p) => p.message).join('; ')}). Nothing was written.`);
+if (!check.ok) fail(1, `the new ${shownPath(statsFile)} would not be valid (${check.problems.map((p) => p.message).join('; ')}). Nothing was written.`);
 
 const total = changes.reduce((n, c) => n + c.after - c.before, 0);
-console.log(`${shown(statsFile)}:\n${formatViewsChanges(changes)}`);
+console.log(`${shownPath(statsFile)}:\n${formatViewsChanges(changes)}`);
 if (values['dry-run']) {
-  console.log(`Dry run: would add ${total} view(s) to ${changes.length} profile(s); ${shown(statsFile)} was not written.`);
+  console.log(`Dry run: would add ${total} view(s) to ${changes.length} profile(s); ${shownPath(statsFile)} was not written.`);
   process.exit(0);
 }
 fs.mkdirSync(path.dirname(statsFile), { recursive: true });
@@ -88,4 +87,4 @@ fs.mkdirSync(path.dirname(statsFile), { recursive: true });
 const temp = `${statsFile}.${process.pid}.tmp`;
 fs.writeFileSync(temp, text);
 fs.renameSync(temp, statsFile);
-console.log(`Added ${total} view(s) to ${changes.length} profile(s) in ${shown(statsFile)}. Commit it; the next build shows the counts.`);
+console.log(`Added ${total} view(s) to ${changes.length} profile(s) in ${shownPath(statsFile)}. Commit it; the next build shows the counts.`);

@@ -16,7 +16,7 @@ import { formatProblem } from '../src/content/problems.ts';
 import { JSON_SCHEMA_DIR } from '../src/tools/json-schemas.ts';
 import { parseYamlFile } from '../src/content/yaml-file.ts';
 import { BADGES, ProfileSchema, RESERVED_USERNAMES, USERNAME_PATTERN, USERNAME_RULE, type Profile } from '../src/schemas/index.ts';
-import { failWith, parseCli } from '../src/cli.ts';
+import { failWith, parseCli, shownPath } from '../src/cli.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -50,8 +50,7 @@ if (reserved) fail(1, `\`${username}\` is a name the site keeps for itself: ${re
 const contentDir = contentDirFromEnv();
 const profilesDir = path.join(contentDir, 'profiles');
 const file = path.join(profilesDir, `${username}.yaml`);
-const shown = (p: string) => path.relative(process.cwd(), p) || p;
-if (!fs.existsSync(contentDir)) fail(1, `the content folder ${shown(contentDir)} does not exist`, 'run this in the project folder, or set CONTENT_DIR');
+if (!fs.existsSync(contentDir)) fail(1, `the content folder ${shownPath(contentDir)} does not exist`, 'run this in the project folder, or set CONTENT_DIR');
 
 // Any casing and either extension: the loader reads `.yaml` only, but a `.yml` twin is a mistake to point at.
 const existing = (fs.existsSync(profilesDir) ? fs.readdirSync(profilesDir) : [])
@@ -59,8 +58,8 @@ const existing = (fs.existsSync(profilesDir) ? fs.readdirSync(profilesDir) : [])
 if (existing) {
   const same = existing === `${username}.yaml`;
   fail(1, same
-    ? `${shown(file)} already exists`
-    : `${shown(path.join(profilesDir, existing))} already exists, and differs from \`${username}.yaml\` only in case or extension`,
+    ? `${shownPath(file)} already exists`
+    : `${shownPath(path.join(profilesDir, existing))} already exists, and differs from \`${username}.yaml\` only in case or extension`,
   same ? 'edit that file, or pick another username' : 'edit or rename that file; usernames are lowercase, one file per name');
 }
 
@@ -77,7 +76,7 @@ if (!parsed.ok) {
 
 if (values['dry-run']) {
   process.stdout.write(text);
-  console.log(`\nDry run: ${shown(file)} was not written.`);
+  console.log(`\nDry run: ${shownPath(file)} was not written.`);
   process.exit(0);
 }
 fs.mkdirSync(profilesDir, { recursive: true });
@@ -85,9 +84,9 @@ try {
   // `wx`: never overwrite, even if the file appeared since the check above.
   fs.writeFileSync(file, text, { flag: 'wx' });
 } catch (e) {
-  fail(1, `could not write ${shown(file)}: ${(e as Error).message}`);
+  fail(1, `could not write ${shownPath(file)}: ${(e as Error).message}`);
 }
-console.log(`Created ${shown(file)} (${username}, created ${createdAt}).`);
+console.log(`Created ${shownPath(file)} (${username}, created ${createdAt}).`);
 console.log('Uncomment the keys you need, then run `npm run check`. The profile appears at /p/' + username + ' after the next build.');
 
 /** The file: required keys set, each optional key as a commented example under its schema description. */

@@ -4,7 +4,7 @@
 // same link rename as a build: src/release/releases.ts). A running server picks it up at once.
 // Again goes further back; `--to <id>` goes to any kept release, newer ones included.
 import path from 'node:path';
-import { parseCli } from '../src/cli.ts';
+import { parseCli, shownPath } from '../src/cli.ts';
 import { distDirFromEnv } from '../src/config.ts';
 import { BuildLockHeld, acquireBuildLock } from '../src/release/lock.ts';
 import { LOCK_FILE, listReleases, readReleaseInfo, releasesDir, servedRelease, switchRelease } from '../src/release/releases.ts';
@@ -23,7 +23,7 @@ const { values } = cli;
 if (values.list && values.to !== undefined) cli.usageError('give --list or --to, not both');
 
 const distDir = distDirFromEnv();
-const shown = path.relative(process.cwd(), distDir) || distDir;
+const shown = shownPath(distDir);
 const releases = listReleases(distDir);
 const served = servedRelease(distDir);
 

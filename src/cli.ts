@@ -133,13 +133,22 @@ export async function step<T>(label: string, work: () => Promise<T>, { everyMs =
 const shellWord = (value: string) => (/^[\w./:@%+=-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`);
 
 /**
+ * A path as messages print it: relative to the working folder when inside it (`content`, `dist/`),
+ * else absolute, which says more than `../../../srv/profiles`.
+ */
+export function shownPath(p: string, cwd = process.cwd()): string {
+  const absolute = path.resolve(cwd, p);
+  const relative = path.relative(cwd, absolute);
+  if (relative === '') return '.';
+  return relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative) ? absolute : relative;
+}
+
+/**
  * The `npm run check` that checks `contentDir` again, to copy as it is: the folder unless it is the
  * default `./content` (relative when inside the working directory), and `siteUrl` when the checked
  * run had one (a custom domain that is the site's own host is a problem only with it).
  */
 export function checkCommand(contentDir: string, siteUrl?: string): string {
   const dir = path.resolve(contentDir);
-  const relative = path.relative(process.cwd(), dir);
-  const shown = relative.startsWith('..') || path.isAbsolute(relative) ? dir : relative;
-  return `${siteUrl ? `SITE_URL=${shellWord(siteUrl)} ` : ''}npm run check${dir === path.resolve('content') ? '' : ` -- ${shellWord(shown)}`}`;
+  return `${siteUrl ? `SITE_URL=${shellWord(siteUrl)} ` : ''}npm run check${dir === path.resolve('content') ? '' : ` -- ${shellWord(shownPath(dir))}`}`;
 }

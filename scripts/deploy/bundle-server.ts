@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { ROOT } from '../support/serve-build.ts';
-import { failWith, parseCli, type Fail } from '../../src/cli.ts';
+import { type Fail, failWith, parseCli, shownPath } from '../../src/cli.ts';
 import { distDirFromEnv } from '../../src/config.ts';
 import { buildLayout } from '../../src/release/layout.ts';
 import { RELEASE_INFO_FILE, type ReleaseInfo } from '../../src/release/releases.ts';
@@ -87,7 +87,7 @@ if (problems.length) {
 const inputs = Object.keys(result.metafile.inputs);
 const ours = inputs.filter((f) => f.startsWith('src/')).length;
 const pkgs = new Set(inputs.filter((f) => f.includes('node_modules/')).map((f) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f)![1]));
-console.log(`${path.relative(process.cwd(), bundleFile) || bundleFile}: ${kB(code.length)} from ${ours} modules of src/ and ${inputs.length - ours} of ${[...pkgs].sort().join(', ')}, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(`${shownPath(bundleFile)}: ${kB(code.length)} from ${ours} modules of src/ and ${inputs.length - ours} of ${[...pkgs].sort().join(', ')}, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
 // --- The release, whole --------------------------------------------------------------------------
 const client = buildLayout(releaseDir).client;
@@ -108,7 +108,7 @@ if (info.layers) {
 const { layers: _whole, ...wholeInfo } = info;
 fs.writeFileSync(path.join(outDist, RELEASE_INFO_FILE), `${JSON.stringify(wholeInfo)}\n`);
 const { files, bytes } = sizeOf(outDist);
-console.log(`${path.relative(process.cwd(), outDist) || outDist}: release ${info.id}${info.layers ? ' (layered: made whole)' : ''}, ${files} files, ${(bytes / 1e6).toFixed(1)} MB`);
+console.log(`${shownPath(outDist)}: release ${info.id}${info.layers ? ' (layered: made whole)' : ''}, ${files} files, ${(bytes / 1e6).toFixed(1)} MB`);
 
 function readInfo(dir: string): ReleaseInfo | undefined {
   try {

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCli } from '../../src/cli.ts';
+import { parseCli, shownPath } from '../../src/cli.ts';
 import { DEFAULT_SITE_URL, distDirFromEnv } from '../../src/config.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -81,12 +81,12 @@ if (!cli.values['no-build']) {
   }
 }
 if (!fs.existsSync(deployConfig)) {
-  console.error(`preview:cloudflare: ${path.relative(process.cwd(), deployConfig)} is missing: ${path.relative(process.cwd(), distDir)}/ is not a Cloudflare build.`);
+  console.error(`preview:cloudflare: ${shownPath(deployConfig)} is missing: ${shownPath(distDir)}/ is not a Cloudflare build.`);
   console.error('    hint: run without --no-build, or `DEPLOY_TARGET=cloudflare npm run build` first');
   process.exit(1);
 }
 
-console.log(`Serving ${path.relative(process.cwd(), distDir)}/ with wrangler dev on http://${host}:${port} (Ctrl-C stops it) ...`);
+console.log(`Serving ${shownPath(distDir)}/ with wrangler dev on http://${host}:${port} (Ctrl-C stops it) ...`);
 // wrangler's CLI itself, not its bin/wrangler.js, which re-spawns it and exits on a signal at once,
 // leaving workerd running.
 const status = await run([

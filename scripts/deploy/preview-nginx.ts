@@ -8,7 +8,7 @@
 // SIGTERM, then stops nginx (and the server) and removes its temp folder.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseCli } from '../../src/cli.ts';
+import { parseCli, shownPath } from '../../src/cli.ts';
 import { distDirFromEnv } from '../../src/config.ts';
 import { DEBIAN_MIME_TYPES, NGINX_MISSING, findNginx, startNginx, type RunningNginx } from '../support/nginx.ts';
 import { ROOT, buildSiteAsync, serve, type RunningServer } from '../support/serve-build.ts';
@@ -71,11 +71,11 @@ try {
     server = await serve({ env: { DIST_DIR: distDir } });
     const upstream = server.base.replace(/^http:\/\//, '');
     nginx = await startNginx(nginxBin, 'nginx.conf', { dir, port, adjust: { proxy_cache_path: (current) => current.replace(/^\S+/, `${dir}/cache`), server: upstream } });
-    console.log(`Serving ${path.relative(process.cwd(), distDir)}/ with the server on ${server.base} and nginx (scripts/deploy/nginx.conf) in front on ${nginx.base} (Ctrl-C stops both) ...`);
+    console.log(`Serving ${shownPath(distDir)}/ with the server on ${server.base} and nginx (scripts/deploy/nginx.conf) in front on ${nginx.base} (Ctrl-C stops both) ...`);
   } else {
     const root = path.join(distDir, 'client');
     nginx = await startNginx(nginxBin, 'nginx-static.conf', { dir, port, adjust: { root, include: DEBIAN_MIME_TYPES } });
-    console.log(`Serving ${path.relative(process.cwd(), root)}/ with nginx alone (scripts/deploy/nginx-static.conf) on ${nginx.base} (Ctrl-C stops it) ...`);
+    console.log(`Serving ${shownPath(root)}/ with nginx alone (scripts/deploy/nginx-static.conf) on ${nginx.base} (Ctrl-C stops it) ...`);
   }
 } catch (e) {
   console.error(`preview:nginx: ${(e as Error).message}`);

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import type { DeployTarget } from '../config.ts';
-import { checkCommand } from '../cli.ts';
+import { checkCommand, shownPath } from '../cli.ts';
 import { formatProblem } from '../content/problems.ts';
 import { BuildLockHeld, acquireBuildLock } from '../release/lock.ts';
 import { LOCK_FILE, releasesDir, servedRelease } from '../release/releases.ts';
@@ -181,7 +181,7 @@ async function runBuildSteps(o: BuildOptions, result: BuildResult): Promise<numb
   } catch (e) {
     const disk = diskFault(e);
     if (disk) {
-      console.error(`build failed: ${diskFaultMessage(disk, `${path.relative(process.cwd(), releasesDir(o.distDir))}/`)}`);
+      console.error(`build failed: ${diskFaultMessage(disk, `${shownPath(releasesDir(o.distDir))}/`)}`);
       return 1;
     }
     if (!(e instanceof BuildLockHeld)) throw e;
@@ -228,7 +228,7 @@ async function runBuildSteps(o: BuildOptions, result: BuildResult): Promise<numb
   saveValidationCache = read.saveValidationCache;
   if ('problems' in read) {
     for (const p of read.problems) console.error(formatProblem(p));
-    console.error(`\n${read.problems.length} problem(s) in ${path.relative(process.cwd(), o.contentDir) || o.contentDir}. Nothing was built; ${path.relative(process.cwd(), o.distDir)}/ is untouched.`);
+    console.error(`\n${read.problems.length} problem(s) in ${shownPath(o.contentDir)}. Nothing was built; ${shownPath(o.distDir)}/ is untouched.`);
     console.error(`Fix each line above (the hint says how), then run \`${checkCommand(o.contentDir, process.env.SITE_URL ? o.siteUrl : undefined)}\` to try again quickly.`);
     result.contentProblems = true;
     return stop(1);
@@ -254,10 +254,10 @@ async function runBuildSteps(o: BuildOptions, result: BuildResult): Promise<numb
     release.abandon();
     const disk = diskFault(e);
     // A full disk in words, then what it was doing: a stack of Node's internals helps nobody.
-    if (disk) console.error(`build failed: ${diskFaultMessage(disk, `${path.relative(process.cwd(), releasesDir(o.distDir))}/`)}\n  (${String((e as Error)?.message ?? e).split('\n')[0]})`);
+    if (disk) console.error(`build failed: ${diskFaultMessage(disk, `${shownPath(releasesDir(o.distDir))}/`)}\n  (${String((e as Error)?.message ?? e).split('\n')[0]})`);
     else console.error(`build failed: ${e instanceof BuildRefused ? e.message : (e as Error).stack ?? e}`);
     const now = servedRelease(o.distDir);
-    console.error(`${path.relative(process.cwd(), o.distDir)}/ ${now === release.id ? `serves the new release ${release.id}` : now ? `still serves release ${now}` : 'is untouched'}.`);
+    console.error(`${shownPath(o.distDir)}/ ${now === release.id ? `serves the new release ${release.id}` : now ? `still serves release ${now}` : 'is untouched'}.`);
     return 1;
   } finally {
     process.off('exit', unlock);
@@ -280,7 +280,7 @@ function report(build: Build, read: ContentRead, release: ReleasePlan, written: 
   const { layers, times, pages } = release;
   console.log(
     `Built ${read.userCount} profiles (${read.suspended} suspended), ${read.index.creators.length} active creators: ` +
-    `${read.userCount} pages (${pages.render.size} rendered, ${pages.reuse.length} unchanged), ${written.userFiles} API files${layers ? ` (${times.changedUsers.length} changed)` : ''}, ${written.mediaFiles} images and ${written.previews} preview images in ${path.relative(process.cwd(), o.distDir) || o.distDir}/ (release ${release.id}${layers ? `, holding only what changed since release ${layers.base}: ${Object.keys(layers.from).length} files` : ''}), ` +
+    `${read.userCount} pages (${pages.render.size} rendered, ${pages.reuse.length} unchanged), ${written.userFiles} API files${layers ? ` (${times.changedUsers.length} changed)` : ''}, ${written.mediaFiles} images and ${written.previews} preview images in ${shownPath(o.distDir)}/ (release ${release.id}${layers ? `, holding only what changed since release ${layers.base}: ${Object.keys(layers.from).length} files` : ''}), ` +
     `in ${build.seconds()} s, served after ${servedAfter} s (${build.timings.join(', ')}), peak memory ${memory}.`,
   );
   if (o.benchReport) console.log(`BENCH ${JSON.stringify({ ms: Math.round(performance.now() - build.started), servedMs: Math.round(Number(servedAfter) * 1000), maxRssKb: ownRssKb, compressMs: written.compressMs, compressed: written.compressStats })}`);

@@ -30,6 +30,7 @@ import { faultPoint } from './faults.ts';
 import type { Build, BuildOptions } from './pipeline.ts';
 import { identityOf } from '../release/coded-file.ts';
 import { stampOf } from '../content/file-stamps.ts';
+import { shownPath } from '../cli.ts';
 
 /** The layered folder of user answers, as layers.ts names files. */
 export const USERS_DIR = `${USERS_PATH.replace(/^\//, '')}/`.replace(/\/+$/, '/');
@@ -266,7 +267,7 @@ export async function planRelease(build: Build, read: ContentRead): Promise<Rele
   const adopted = adoptPlainBuild(distDir);
   if (adopted.length) console.log(`Kept the earlier build${adopted.length > 1 ? 's' : ''} as release ${adopted.join(' and ')}.`);
   const relinked = recoverLink(distDir);
-  if (relinked) console.warn(`build: ${path.relative(process.cwd(), distDir)} was missing; it serves release ${relinked} again.`);
+  if (relinked) console.warn(`build: ${shownPath(distDir)} was missing; it serves release ${relinked} again.`);
   const trash = leftovers(distDir);
   const servedId = servedRelease(distDir);
   const id = nextReleaseId(distDir);

@@ -10,6 +10,7 @@ import { faultPoint } from './faults.ts';
 import type { Build } from './pipeline.ts';
 import type { ReleasePlan } from './plan.ts';
 import type { Background } from './write.ts';
+import { shownPath } from '../cli.ts';
 
 /** Serves the new release; returns the seconds after which it was served. `unlock` saves the validation cache and releases the lock. */
 export async function publishRelease(build: Build, release: ReleasePlan, background: Background, unlock: () => void): Promise<string> {
@@ -43,7 +44,7 @@ export async function publishRelease(build: Build, release: ReleasePlan, backgro
  */
 export function withdrawRelease(distDir: string, id: string): string | undefined {
   const previous = readReleaseInfo(distDir, id)?.previous;
-  const shown = `${path.relative(process.cwd(), distDir) || distDir}/`;
+  const shown = `${shownPath(distDir)}/`;
   let lock;
   try {
     lock = acquireBuildLock(path.join(releasesDir(distDir), LOCK_FILE));

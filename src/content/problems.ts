@@ -1,6 +1,7 @@
 // Problems found in the content folder, and how they are printed: one line each with the file,
 // line and column, the key path, what is wrong and how to fix it.
 import path from 'node:path';
+import { shownPath } from '../cli.ts';
 
 export interface ContentProblem {
   /** The file, relative to the content folder's parent when possible. */
@@ -33,7 +34,7 @@ export function visible(s: string): string {
 }
 
 export function formatProblem(p: ContentProblem, cwd = process.cwd()): string {
-  const file = path.isAbsolute(p.file) ? path.relative(cwd, p.file) || p.file : p.file;
+  const file = path.isAbsolute(p.file) ? shownPath(p.file, cwd) : p.file;
   const where = p.line ? `${visible(file)}:${p.line}:${p.column ?? 1}` : visible(file);
   const key = p.keyPath ? ` \`${visible(p.keyPath)}\`` : '';
   return `${where}${key}: ${visible(p.message)}${p.hint ? `\n    hint: ${visible(p.hint)}` : ''}`;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { FIXTURE, ROOT, readDecoded } from '../support/helpers.ts';
 import { workDir } from '../support/built-server.ts';
+import { shownPath } from '../../src/cli.ts';
 
 const SECRET = 'CI_TOKEN=ghp_d0-n0t-publish-7f3a';
 let parent = '';
@@ -47,7 +48,7 @@ describe('a decoration image that is a link to a secret', () => {
   test('npm run check fails naming the file, the reason and the fix', () => {
     const r = run('scripts/check-content.ts', { CONTENT_DIR: content });
     expect(r.status).toBe(1);
-    expect(r.stderr.replaceAll(path.relative(ROOT, content), '<content>').split('\n').slice(0, 2)).toMatchInlineSnapshot(`
+    expect(r.stderr.replaceAll(shownPath(content, ROOT), '<content>').split('\n').slice(0, 2)).toMatchInlineSnapshot(`
       [
         "<content>/decorations/x.png: is a symbolic link: links in the content folder are never followed",
         "    hint: commit the file itself instead of a link to it (or delete the link)",
@@ -93,12 +94,12 @@ describe('a profile saved in Latin-1', () => {
     const line = `${path.join(own, 'profiles', 'bob.yaml')}:2:1: is not valid UTF-8 on this line`;
     const check = run('scripts/check-content.ts', { CONTENT_DIR: own });
     expect(check.status).toBe(1);
-    expect(check.stderr.replaceAll(path.relative(ROOT, own), own)).toContain(line);
+    expect(check.stderr.replaceAll(shownPath(own, ROOT), own)).toContain(line);
     const ownDist = path.join(workDir('latin1'), 'dist');
     onTestFinished(() => fs.rmSync(path.dirname(ownDist), { recursive: true, force: true }));
     const build = run('scripts/build-site.ts', { CONTENT_DIR: own, DIST_DIR: ownDist });
     expect(build.status).toBe(1);
-    expect(build.stderr.replaceAll(path.relative(ROOT, own), own)).toContain(line);
+    expect(build.stderr.replaceAll(shownPath(own, ROOT), own)).toContain(line);
     expect(fs.existsSync(ownDist)).toBe(false);
   }, 120_000);
 });

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { checkCommand, helpText, step } from '../../src/cli.ts';
+import { checkCommand, helpText, shownPath, step } from '../../src/cli.ts';
 import { ROOT } from '../support/helpers.ts';
 
 /** `npm run <name>` → the file it runs, for every script that runs one of ours with node. */
@@ -136,6 +136,20 @@ describe('the check command a failed check or build prints', () => {
     // The quoted folder is the folder to a shell.
     const echoed = spawnSync('sh', ['-c', `printf %s ${checkCommand("/srv/my profiles/it's").slice('npm run check -- '.length)}`], { encoding: 'utf8' });
     expect(echoed.stdout).toBe("/srv/my profiles/it's");
+  });
+});
+
+describe('paths in messages', () => {
+  test('relative inside the working folder, absolute outside it, where ../../.. would say less', () => {
+    expect(shownPath('/work/app/dist', '/work/app')).toBe('dist');
+    expect(shownPath('dist', '/work/app')).toBe('dist');
+    expect(shownPath('/work/app/content/profiles/a.yaml', '/work/app')).toBe('content/profiles/a.yaml');
+    expect(shownPath('/work/app', '/work/app')).toBe('.');
+    expect(shownPath('/srv/profiles', '/work/app')).toBe('/srv/profiles');
+    expect(shownPath('../other', '/work/app')).toBe('/work/other');
+    expect(shownPath('/work', '/work/app')).toBe('/work');
+    // A folder whose name starts with two dots is inside.
+    expect(shownPath('/work/app/..drafts/x.yaml', '/work/app')).toBe('..drafts/x.yaml');
   });
 });
 
