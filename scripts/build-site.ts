@@ -10,10 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_SITE_URL, buildTimeFromEnv, changedFromEnv, cloudflareAssetLimitFromEnv, deployTargetFromEnv, distDirFromEnv, distDirProblem, incrementalFromEnv, precompressFromEnv, siteUrlFromEnv } from '../src/config.ts';
 import { contentDirFromEnv } from '../src/content/load.ts';
 import { checkFaults } from '../src/build/faults.ts';
-import { runBuild, type BuildOptions, type BuildResult } from '../src/build/pipeline.ts';
+import { runToldBuild, type BuildOptions } from '../src/build/pipeline.ts';
 import { serveRebuilds } from '../src/build/rebuilds.ts';
 import { readForNextBuild } from '../src/build/plan.ts';
-import { withdrawRelease } from '../src/build/publish.ts';
 import { parseCli } from '../src/cli.ts';
 
 const cli = parseCli({
@@ -75,14 +74,8 @@ function optionsFrom(request: Record<string, string | undefined> = {}): BuildOpt
   };
 }
 
-/**
- * One build. A build told which files changed trusted that list for every other profile: once the
- * new release is served, the content is checked (BUILD_IF_CHANGED, as from the start of this
- * build: what changed later is the watcher's next build), and anything the list left out is built;
- * here, or with `check: false` by the caller (`checkBefore`: npm start's builder starts a process).
- */
-async function build(request?: Record<string, string | undefined>, { check = true, editOnly = false } = {}): Promise<BuildResult & { checkBefore?: number }> {
-  const startedAt = Date.now();
+/** One build (`runToldBuild`), `request`'s variables over the environment; 2 for bad options. */
+async function build(request?: Record<string, string | undefined>, { check = true, editOnly = false } = {}) {
   let options: BuildOptions;
   try {
     options = { ...optionsFrom(request), editOnly };
@@ -90,17 +83,7 @@ async function build(request?: Record<string, string | undefined>, { check = tru
     console.error(`build: ${(e as Error).message}`);
     return { code: 2, readEveryProfile: false };
   }
-  const built = await runBuild(options);
-  // A build that read every profile (a static or Cloudflare one, or one of new code) trusted no list:
-  // a check would build the same release again, and a rollback then go nowhere.
-  if (built.code !== 0 || !options.changed || built.readEveryProfile) return built;
-  if (!check) return { ...built, checkBefore: startedAt };
-  const checked = await runBuild(optionsFrom({ ...request, CHANGED_FILES: undefined, CHANGED_SINCE: undefined, BUILD_IF_CHANGED: String(startedAt) }));
-  // What the list left out does not build: nor does the whole, so what it published goes. Not for a
-  // failure of the check's own (a full disk): the release was built from content that builds.
-  if (checked.contentProblems && built.published) withdrawRelease(options.distDir, built.published);
-  // Refused by another build's lock (75): that build looks at every file itself.
-  return { code: checked.code === 75 ? 0 : checked.code, readEveryProfile: built.readEveryProfile || checked.readEveryProfile };
+  return runToldBuild(options, () => optionsFrom({ ...request, CHANGED_FILES: undefined, CHANGED_SINCE: undefined }), check);
 }
 
 const script = fileURLToPath(import.meta.url);

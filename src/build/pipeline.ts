@@ -23,7 +23,7 @@ import { nothingChanged, planRelease, readContent, type ContentRead, type Releas
 import { compileRenderer, renderPages, type Rendered } from './render.ts';
 import { startWriting, writeRelease, type Written } from './write.ts';
 import { codingLayoutOf, type CodingLayout } from './files/compress.ts';
-import { publishRelease } from './publish.ts';
+import { publishRelease, withdrawRelease } from './publish.ts';
 import { EX_ELSEWHERE } from './rebuilds.ts';
 
 /** What a build is asked to do: read once from the command line and the environment (scripts/build-site.ts). */
@@ -115,6 +115,29 @@ export interface BuildResult {
   published?: string;
   /** It stopped at problems in the content (code 1), not at a failure of its own (a full disk). */
   contentProblems?: boolean;
+}
+
+/**
+ * One build, and the check after a build told which files changed (`o.changed`). That build
+ * trusted the list for every other profile: once its release is served, the content is checked
+ * (`BUILD_IF_CHANGED` as from the build's start: what changed later is the watcher's next build),
+ * and anything the list left out is built. With `check: false` the caller checks, told when the
+ * build began (`checkBefore`: npm start's builder starts a process for it). `untold`: these
+ * options without the list.
+ */
+export async function runToldBuild(o: BuildOptions, untold: () => BuildOptions, check = true): Promise<BuildResult & { checkBefore?: number }> {
+  const startedAt = Date.now();
+  const built = await runBuild(o);
+  // A build that read every profile (a static or Cloudflare one, or one of new code) trusted no list:
+  // a check would build the same release again, and a rollback then go nowhere.
+  if (built.code !== 0 || !o.changed || built.readEveryProfile) return built;
+  if (!check) return { ...built, checkBefore: startedAt };
+  const checked = await runBuild({ ...untold(), changed: undefined, ifChangedBefore: startedAt });
+  // What the list left out does not build: nor does the whole, so what it published goes. Not for a
+  // failure of the check's own (a full disk): the release was built from content that builds.
+  if (checked.contentProblems && built.published) withdrawRelease(o.distDir, built.published);
+  // Refused by another build's lock (75): that build looks at every file itself.
+  return { code: checked.code === 75 ? 0 : checked.code, readEveryProfile: built.readEveryProfile || checked.readEveryProfile };
 }
 
 /** Whether this process stops at SIGINT and SIGTERM as a build should: set once, however many builds it runs. */
