@@ -169,8 +169,8 @@ describe('keeping the renderer', () => {
   const integration = keepRenderer();
   const hook = (name: string) => integration.hooks[name as 'astro:build:generated'] as (params: unknown) => void;
   const warnings: string[] = [];
-  const keep = (fingerprint: string) => {
-    keepRendererIn({ dir: path.join(store, `node-${fingerprint}`), fingerprint, target: 'node' });
+  const keep = (fingerprint: string, into = store) => {
+    keepRendererIn({ dir: path.join(into, `node-${fingerprint}`), fingerprint, target: 'node' });
     try {
       hook('astro:build:generated')({ logger: { warn: (m: string) => warnings.push(m) } });
     } finally {
@@ -178,7 +178,8 @@ describe('keeping the renderer', () => {
     }
   };
 
-  test('only when asked, in a folder of its own, and the store keeps the newest few', () => {
+  /** What `astro build` leaves for the hook to keep: its folders told by `astro:config:done`, and the files in them. */
+  const fakeAstroBuild = () => {
     const client = path.join(path.dirname(server), 'client');
     hook('astro:config:done')({ config: { build: { server: new URL(`file://${server}/`), client: new URL(`file://${client}/`) }, outDir: new URL(`file://${WORK}/`) }, buildOutput: 'server' });
     fs.mkdirSync(path.join(server, '.prerender', 'chunks'), { recursive: true });
@@ -189,7 +190,10 @@ describe('keeping the renderer', () => {
     fs.writeFileSync(path.join(server, '.prerender', 'prerender-entry.abc.mjs'), 'export {};');
     fs.writeFileSync(path.join(server, '.prerender', 'chunks', 'page.mjs'), 'export {};');
     fs.writeFileSync(path.join(server, 'entry.mjs'), 'export {};');
+  };
 
+  test('only when asked, in a folder of its own, and the store keeps the newest few', () => {
+    fakeAstroBuild();
     hook('astro:build:generated')({ logger: { warn: (m: string) => warnings.push(m) } });
     expect(fs.existsSync(store)).toBe(false);
 
@@ -213,15 +217,9 @@ describe('keeping the renderer', () => {
   });
 
   test('the store keeps the renderers used last: one in use is not pushed out by others kept since', () => {
+    fakeAstroBuild();
     const used = path.join(WORK, 'used-store');
-    const keepIn = (fingerprint: string) => {
-      keepRendererIn({ dir: path.join(used, `node-${fingerprint}`), fingerprint, target: 'node' });
-      try {
-        hook('astro:build:generated')({ logger: { warn: (m: string) => warnings.push(m) } });
-      } finally {
-        keepRendererIn(undefined);
-      }
-    };
+    const keepIn = (fingerprint: string) => keep(fingerprint, used);
     for (let k = 1; k <= KEPT_RENDERERS; k++) {
       keepIn(`f${k}`);
       fs.utimesSync(path.join(used, `node-f${k}`, KEPT_FILE), 1000 + k, 1000 + k);
@@ -236,6 +234,7 @@ describe('keeping the renderer', () => {
   });
 
   test('a renderer that cannot be kept costs a warning, never the build', () => {
+    fakeAstroBuild();
     const blocker = path.join(WORK, 'not-a-folder');
     fs.writeFileSync(blocker, '');
     keepRendererIn({ dir: path.join(blocker, 'node-x'), fingerprint: 'x', target: 'node' });
@@ -248,6 +247,7 @@ describe('keeping the renderer', () => {
   });
 
   test('a build whose pre-render code is not where Astro puts it keeps nothing and says so', () => {
+    fakeAstroBuild();
     fs.rmSync(path.join(server, '.prerender'), { recursive: true, force: true });
     keep('missing');
     expect(fs.existsSync(path.join(store, 'node-missing'))).toBe(false);
