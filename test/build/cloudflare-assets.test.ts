@@ -58,6 +58,10 @@ describe('the Cloudflare file limit', () => {
   // The redirect is @cloudflare/vite-plugin's format (src/build/astro/README.md); its fallback is wrangler's own --config.
   test('the redirect points `wrangler deploy` at the served release; ASTRO_FALLBACK=wrangler-redirect names --config instead', () => {
     const config = path.join(dist, 'server', 'wrangler.json');
+    // A build of its own, checked at once: every Cloudflare build, of this file's other tests or
+    // another file's, points the project's redirect at its own release.
+    const served = buildFixture(FIXTURE, dist, { DEPLOY_TARGET: 'cloudflare' });
+    expect(served.status, served.stderr).toBe(0);
     expect(path.resolve(path.dirname(redirect), (JSON.parse(fs.readFileSync(redirect, 'utf8')) as { configPath: string }).configPath)).toBe(config);
     const built = buildFixture(FIXTURE, dist, { DEPLOY_TARGET: 'cloudflare', ASTRO_FALLBACK: 'wrangler-redirect' });
     expect(built.status, built.stderr).toBe(0);
@@ -86,7 +90,6 @@ describe('the Cloudflare file limit', () => {
   });
 });
 
-// After the tests above: these builds move the project's redirect too.
 describe('Cloudflare builds and the render engine', () => {
   const whole = (name: string, env: Record<string, string>) => {
     const to = path.join(work, name, 'dist');

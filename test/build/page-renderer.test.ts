@@ -180,6 +180,9 @@ describe('keeping the renderer', () => {
 
   /** What `astro build` leaves for the hook to keep: its folders told by `astro:config:done`, and the files in them. */
   const fakeAstroBuild = () => {
+    // Nothing of another test's: its warnings, its store.
+    warnings.length = 0;
+    fs.rmSync(store, { recursive: true, force: true });
     const client = path.join(path.dirname(server), 'client');
     hook('astro:config:done')({ config: { build: { server: new URL(`file://${server}/`), client: new URL(`file://${client}/`) }, outDir: new URL(`file://${WORK}/`) }, buildOutput: 'server' });
     fs.mkdirSync(path.join(server, '.prerender', 'chunks'), { recursive: true });

@@ -91,6 +91,9 @@ describe('a build that dies', () => {
 
   test('a full disk fails the build with the reason, leaves nothing behind, and the served release stays', async () => {
     const { dist, base } = service;
+    // The fixture served (whatever another test left), so that each failing build of the edited
+    // content has pages and answers to write at every step.
+    expect(service.build(FIXTURE).status).toBe(0);
     const before = { served: servedRelease(dist)!, index: siteIndex(dist), releases: listReleases(dist) };
     // `users`: the user answers' writer, whose failure waits for the render to end (it ended the
     // build with Node's unhandled rejection, leaving the staging folders on the full disk).

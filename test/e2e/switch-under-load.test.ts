@@ -80,6 +80,9 @@ describe('switching releases under load', () => {
   }, 180_000);
 
   test('loading a release reads nothing ahead: each answers from its own folder', async () => {
+    // Two releases at least, whatever ran before: a build makes one beside the first build's.
+    const b = await run('scripts/build-site.ts', { CONTENT_DIR: edited });
+    expect(b.code, b.out).toBe(0);
     const ids = listReleases(service.dist);
     expect(ids.length).toBeGreaterThanOrEqual(2);
     const loaded = [];
