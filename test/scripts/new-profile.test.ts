@@ -33,9 +33,15 @@ const withoutNow = (text: string) => {
 };
 
 describe('new:profile writes a valid profile', () => {
+  // Made once for the tests below, which each read it, in any order.
+  let before = 0;
+  let r: ReturnType<typeof newProfile>;
+  beforeAll(() => {
+    before = Math.floor(Date.now() / 1000) * 1000;
+    r = newProfile(['ada_l', '--display-name', 'Ada Lovelace 🧮']);
+  });
+
   test('the file passes loadContent and the JSON Schema, created now in UTC', () => {
-    const before = Math.floor(Date.now() / 1000) * 1000;
-    const r = newProfile(['ada_l', '--display-name', 'Ada Lovelace 🧮']);
     expect(r.status, r.stderr).toBe(0);
     expect(withoutNow(r.stdout)).toMatchInlineSnapshot(`
       "Created content/profiles/ada_l.yaml (ada_l, created <now>).
