@@ -5,7 +5,7 @@
 // `ReleaseFiles`, so it keeps no index of the profiles and runs the same on our Node server
 // (src/server), on Cloudflare Workers (src/edge) and under `astro dev`.
 import { HOST_PATTERN, USERNAME_PATTERN, USERNAME_RULE, foldAscii } from '../schemas/common.ts';
-import { DEFAULT_LIMIT, MAX_QUERY_USERNAME_LENGTH } from '../schemas/queries.ts';
+import { DEFAULT_LIMIT, MAX_QUERY_USERNAME_LENGTH, UsernameQuerySchema } from '../schemas/queries.ts';
 import { creatorsPage, parseCreatorsQuery, sortedCreators, type CreatorRow, type CreatorSort, type CreatorsQuery } from '../model/creators-list.ts';
 import { defaultAvatarSvg } from '../ui/default-avatar.ts';
 import { escapeHtml } from '../ui/html.ts';
@@ -71,8 +71,9 @@ function usernameFromQuery(req: ApiRequest, param: string): Checked {
   if (values.length > 1) {
     return { ok: false, response: errorJson(400, 'INVALID_PARAMETER', `Give \`${param}\` once; it was given ${values.length} times.`, req) };
   }
-  // The bound UsernameQuerySchema (and so the OpenAPI) gives, counted before trimming.
-  if (values[0]!.length > MAX_QUERY_USERNAME_LENGTH) {
+  // The bound UsernameQuerySchema (and so the OpenAPI's maxLength) gives, counted before trimming as
+  // it counts, in code points; a value no longer in UTF-16 units is within it, and not parsed.
+  if (values[0]!.length > MAX_QUERY_USERNAME_LENGTH && !UsernameQuerySchema.safeParse(values[0]).success) {
     return { ok: false, response: errorJson(400, 'INVALID_PARAMETER', `\`${param}\` is longer than ${MAX_QUERY_USERNAME_LENGTH} characters.`, req) };
   }
   return checkUsername(req, queryName(values[0]!));
@@ -262,12 +263,13 @@ async function avatar(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse
   return svgResponse(defaultAvatarSvg(checked.username, displayName));
 }
 
+export const DECORATION_FILE_REQUIRED = 'The `f` query parameter is required: a decoration file name, e.g. ?f=sakura.png.';
+
 /** GET /api/decoration?f=<file>: only files declared in content/decorations/, which the build copied. */
 async function decoration(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
   const names = req.query.getAll('f');
-  if (names.length !== 1 || names[0] === '') {
-    return errorJson(400, 'INVALID_PARAMETER', 'Give the decoration file once, e.g. ?f=sakura.png.', req);
-  }
+  if (names.length > 1) return errorJson(400, 'INVALID_PARAMETER', `Give \`f\` once; it was given ${names.length} times.`, req);
+  if (!names[0]) return errorJson(400, 'INVALID_PARAMETER', DECORATION_FILE_REQUIRED, req);
   const name = names[0]!;
   // A plain image file name or nothing: no path ever reaches the files.
   const type = imageTypeOf(name);
@@ -496,10 +498,11 @@ async function pageRoute(req: ApiRequest, files: ReleaseFiles, path: string): Pr
   const file = await staticFile(req, files, decoded);
   if (file) return file;
   // `/p/ALICE`, `/p/alice/` and `/docs/` are pages at another address: a permanent redirect keeps
-  // one address per page (`/p/` names in any ASCII casing, as the API takes them).
+  // one address per page (`/p/` names in any ASCII casing, as the API takes them), and the query
+  // (a link's `utm_source`) as it came.
   const trimmed = decoded.replace(/(?<=.)\/+$/, '');
   const wanted = trimmed.startsWith('/p/') ? foldAscii(trimmed) : trimmed;
-  if (wanted !== decoded && await staticFile(undefined, files, wanted)) return permanentRedirect(wanted);
+  if (wanted !== decoded && await staticFile(undefined, files, wanted)) return permanentRedirect(req.search ? `${wanted}?${req.search}` : wanted);
   return notFoundHtml(files);
 }
 

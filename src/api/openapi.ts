@@ -4,7 +4,7 @@
 import { z } from 'astro/zod';
 import { API_VERSION, CreatorsBodySchema, ErrorBodySchema, UserBodySchema, type PublicUser } from '../schemas/api.ts';
 import { CreatorsQuerySchema, DecorationFileSchema, UsernameParamSchema, UsernameQuerySchema } from '../schemas/queries.ts';
-import { AVATAR_PATH, CREATORS_PATH, DECORATION_PATH, USERNAME_AT_MESSAGE, USERS_PATH, creatorsAnswer } from './handler.ts';
+import { AVATAR_PATH, CREATORS_PATH, DECORATION_FILE_REQUIRED, DECORATION_PATH, USERNAME_AT_MESSAGE, USERS_PATH, creatorsAnswer } from './handler.ts';
 import { ALLOWED_METHODS, CACHE_CONTROL, COMMON_HEADERS, HTML_CSP, NO_STORE, PREFLIGHT_HEADERS, REQUEST_ERROR_HEADERS, SVG_CSP } from '../http/headers.ts';
 import { MAX_TARGET_BYTES } from '../http/request.ts';
 import { errorJson, requestError, serverError, successJson, type ApiResponse } from '../http/response.ts';
@@ -175,7 +175,8 @@ function makeOpenApi(index: SiteIndex): Json {
       description: [
         'Read-only public profiles. No key (`security: []`); open CORS. Successes and the errors of a URL itself '
         + `(a bad parameter, 404, 405) are cacheable by an edge for 30 s and may be served stale 60 s more (\`${CACHE_CONTROL}\`). `
-        + 'Errors about the request rather than its URL (unparseable or without `Host`: 400; 414; 431) and failures of the server (500) '
+        + 'Errors about the request rather than its URL (unparseable or without `Host`: 400; headers too slow: 408; 414; an `Expect` not met: 417; 431; '
+        + 'a method HTTP does not define: 405) and failures of the server (500) '
         + `are \`Cache-Control: ${NO_STORE}\`, since a cache keys on the URL alone.`,
         `Every path answers the same three methods (\`Allow: ${ALLOWED_METHODS}\`); only GET is listed as an operation. `
         + '`HEAD` gets the status and headers `GET` would (`ETag`, `Content-Length`), without a body. `OPTIONS` is a CORS preflight: '
@@ -232,7 +233,7 @@ function makeOpenApi(index: SiteIndex): Json {
         id: 'listCreators',
         tag: 'creators',
         summary: 'Active creators, one page at a time',
-        description: 'Without parameters this is a pre-rendered file (the first page). Follow `links.next` to page on: cursors are keyset positions, so pages never repeat or skip an item.\n\n'
+        description: 'Without parameters this is a pre-rendered file (the first page). Follow `links.next` to page on: cursors are keyset positions, so creators added or removed by a rebuild between two pages make no other item repeat or go missing (a creator whose own sort value changes in between can appear twice, or not at all).\n\n'
           + '`meta`: without parameters, the pre-rendered file\'s: `timestamp` is when the first page last changed, `executionTimeMs` is 0. '
           + 'With any parameter, and for errors, made on demand: `timestamp` is when the answer was made, `executionTimeMs` the time spent on it.',
         parameters: creatorParams,
@@ -274,7 +275,7 @@ function makeOpenApi(index: SiteIndex): Json {
         responses: {
           200: image('The decoration image.'),
           304: notModified,
-          400: err('No file name, or more than one.', error(400, 'INVALID_PARAMETER', 'Give the decoration file once, e.g. ?f=sakura.png.')),
+          400: err('No file name, or more than one.', error(400, 'INVALID_PARAMETER', DECORATION_FILE_REQUIRED)),
           404: err('Not a declared decoration file.', error(404, 'DECORATION_NOT_FOUND', 'There is no decoration with this file name.')),
         },
       }),
@@ -287,7 +288,7 @@ function makeOpenApi(index: SiteIndex): Json {
         responses: {
           200: { description: 'The page.', headers: { ...WITH_ETAG, ...PAGE_HEADERS }, content: { 'text/html': { schema: { type: 'string' } } } },
           304: notModified,
-          308: { description: 'Another casing: a redirect to the lowercase address.', headers: { ...CACHEABLE_HEADERS, Location: { description: 'The canonical address.', schema: { type: 'string' } } } },
+          308: { description: 'Another casing: a redirect to the lowercase address, with the query as it came.', headers: { ...CACHEABLE_HEADERS, Location: { description: 'The canonical address.', schema: { type: 'string' } } } },
           404: { description: 'The 404 page.', headers: { ...CACHEABLE_HEADERS, ...PAGE_HEADERS, ...CODED }, content: { 'text/html': { schema: { type: 'string' } } } },
         },
       }),

@@ -104,6 +104,11 @@ describe('lookup by query', () => {
     for (const target of [`/api/v1/users?username=${'%20'.repeat(MAX_QUERY_USERNAME_LENGTH - 4)}alice`, `/api/avatar?u=${'a'.repeat(MAX_QUERY_USERNAME_LENGTH + 1)}`]) {
       expect((await fails(target, 400, 'INVALID_PARAMETER')).error.message).toMatch(new RegExp(`is longer than ${MAX_QUERY_USERNAME_LENGTH} characters`));
     }
+    // Characters as JSON Schema's maxLength counts them, code points: 101 emoji are 101, not the
+    // 202 UTF-16 units of JavaScript's length, so no name, but not too long either.
+    const fox = encodeURIComponent('\u{1F98A}');
+    await fails(`/api/v1/users?username=${fox.repeat(101)}`, 400, 'INVALID_USERNAME');
+    await fails(`/api/v1/users?username=${fox.repeat(MAX_QUERY_USERNAME_LENGTH + 1)}`, 400, 'INVALID_PARAMETER');
   });
 
   test('unknown is 404, other parameters are ignored', async () => {
@@ -343,7 +348,11 @@ describe('avatars and decorations', () => {
     for (const f of ['nope.png', 'sakura.yaml', '..%2F..%2Fpackage.json', '%2Fetc%2Fpasswd', 'SAKURA.PNG', 'sakura.png%00', '..%5Cpackage.json']) {
       await fails(`/api/decoration?f=${f}`, 404, 'DECORATION_NOT_FOUND');
     }
-    await fails('/api/decoration', 400, 'INVALID_PARAMETER');
+    // No name says it is required; two say so, not that one is missing.
+    for (const target of ['/api/decoration', '/api/decoration?f=', '/api/decoration?x=sakura.png']) {
+      expect((await fails(target, 400, 'INVALID_PARAMETER')).error.message, target).toBe('The `f` query parameter is required: a decoration file name, e.g. ?f=sakura.png.');
+    }
+    expect((await fails('/api/decoration?f=sakura.png&f=sakura.png', 400, 'INVALID_PARAMETER')).error.message).toBe('Give `f` once; it was given 2 times.');
   });
 });
 

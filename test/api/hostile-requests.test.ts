@@ -46,9 +46,9 @@ function lookupStatus(folded: string): 200 | 400 | 404 {
 }
 /** docs/api.md: a query `username` or `u` over 200 characters, spaces included, is a 400. */
 const MAX_QUERY_VALUE = 200;
-/** The query form: at most 200 UTF-16 units before trimming; trim, strip one leading `@`, fold ASCII case. */
+/** The query form: at most 200 characters (code points, as the OpenAPI's maxLength counts) before trimming; trim, strip one leading `@`, fold ASCII case. */
 function queryLookupStatus(value: string): 200 | 400 | 404 {
-  if (value.length > MAX_QUERY_VALUE) return 400;
+  if ([...value].length > MAX_QUERY_VALUE) return 400;
   const t = value.trim();
   return lookupStatus(asciiLower(t.startsWith('@') ? t.slice(1) : t));
 }

@@ -263,7 +263,7 @@ describe.skipIf(!workerdRuns)('Cloudflare Workers under wrangler dev', () => {
     expect(upper.status).toBe(308);
     expect(upper.headers.get('location')).toBe('/p/alice');
     // A page's address with slashes after it is the page, by the Worker (`/*/` in run_worker_first), as on Node.
-    for (const [address, location] of [['/docs/', '/docs'], ['/browse/1/', '/browse/1'], ['/p/Alice/', '/p/alice']]) {
+    for (const [address, location] of [['/docs/', '/docs'], ['/browse/1/', '/browse/1'], ['/p/Alice/', '/p/alice'], ['/p/ALICE?utm_source=x', '/p/alice?utm_source=x']]) {
       const r = await get(address!);
       expect({ status: r.status, location: r.headers.get('location') }, address).toEqual({ status: 308, location });
     }

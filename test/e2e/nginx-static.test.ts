@@ -87,7 +87,7 @@ describe.skipIf(!nginxBin || !mimeTypes)('nginx alone on a static build (scripts
   });
 
   test('a page\'s address with slashes after it is a 308 to the page, as on the Node server; other casings are 404s here', async () => {
-    for (const [address, location] of [['/p/alice/', '/p/alice'], ['/p/alice//', '/p/alice'], ['/docs/', '/docs'], ['/browse/1/', '/browse/1'], ['/lookup/', '/lookup']]) {
+    for (const [address, location] of [['/p/alice/', '/p/alice'], ['/p/alice//', '/p/alice'], ['/docs/', '/docs'], ['/browse/1/', '/browse/1'], ['/lookup/', '/lookup'], ['/p/alice/?utm_source=x&ref=%C3%A9', '/p/alice?utm_source=x&ref=%C3%A9']]) {
       const r = await get(address!);
       expect({ status: r.status, location: r.header('location') }, address).toEqual({ status: 308, location });
     }

@@ -151,7 +151,11 @@ describe('the built service over HTTP', () => {
     expect(await missing.text()).toContain('Nothing here');
     expect((await get('/p/alice/foo.js')).status).toBe(404);
     // A page's address with slashes after it is the page, by a permanent redirect; `/p/` names in any casing.
-    for (const [address, location] of [['/p/ALICE/', '/p/alice'], ['/p/alice//', '/p/alice'], ['/docs/', '/docs'], ['/browse/1/', '/browse/1'], ['/lookup/', '/lookup']]) {
+    // The query goes along, as it came (a link's `utm_source`).
+    for (const [address, location] of [
+      ['/p/ALICE/', '/p/alice'], ['/p/alice//', '/p/alice'], ['/docs/', '/docs'], ['/browse/1/', '/browse/1'], ['/lookup/', '/lookup'],
+      ['/p/ALICE?utm_source=x&ref=%C3%A9', '/p/alice?utm_source=x&ref=%C3%A9'], ['/docs/?a=1', '/docs?a=1'],
+    ]) {
       const r = await get(address!);
       expect({ status: r.status, location: r.headers.get('location') }, address).toEqual({ status: 308, location });
     }
