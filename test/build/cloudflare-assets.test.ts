@@ -10,6 +10,7 @@ import { DEPLOY_REDIRECT } from '../../src/build/astro/wrangler-deploy-config.ts
 import { servedRelease } from '../../src/release/releases.ts';
 import { buildFixture, workDir } from '../support/built-server.ts';
 import { FIXTURE, ROOT, copyFixture, fileTree } from '../support/helpers.ts';
+import { WRANGLER_REDIRECT_LOCK, exclusively } from '../support/exclusive.ts';
 
 const work = workDir('cloudflare-assets');
 const dist = path.join(work, 'dist');
@@ -56,10 +57,10 @@ describe('the Cloudflare file limit', () => {
   }, 60_000);
 
   // The redirect is @cloudflare/vite-plugin's format (src/build/astro/README.md); its fallback is wrangler's own --config.
-  test('the redirect points `wrangler deploy` at the served release; ASTRO_FALLBACK=wrangler-redirect names --config instead', () => {
+  test('the redirect points `wrangler deploy` at the served release; ASTRO_FALLBACK=wrangler-redirect names --config instead', () => exclusively(WRANGLER_REDIRECT_LOCK, () => {
     const config = path.join(dist, 'server', 'wrangler.json');
-    // A build of its own, checked at once: every Cloudflare build, of this file's other tests or
-    // another file's, points the project's redirect at its own release.
+    // A build of its own: every Cloudflare build, of this file's other tests or another file's
+    // (which the lock holds off meanwhile), points the project's redirect at its own release.
     const served = buildFixture(FIXTURE, dist, { DEPLOY_TARGET: 'cloudflare' });
     expect(served.status, served.stderr).toBe(0);
     expect(path.resolve(path.dirname(redirect), (JSON.parse(fs.readFileSync(redirect, 'utf8')) as { configPath: string }).configPath)).toBe(config);
@@ -69,7 +70,7 @@ describe('the Cloudflare file limit', () => {
     expect(fs.existsSync(redirect)).toBe(false);
     // What that command deploys: this release's files, as wrangler lists them.
     expect(wranglersUpload(config)).toEqual(uploadedAssetFiles(path.join(dist, 'client')).sort());
-  }, 120_000);
+  }), 120_000);
 
   test('past CLOUDFLARE_ASSET_LIMIT the build fails, names limit, count and ways out, and the last release stays served', () => {
     const count = uploadedAssetFiles(path.join(dist, 'client')).length;
@@ -115,7 +116,7 @@ describe('Cloudflare builds and the render engine', () => {
     for (const file of ['entry.mjs', 'wrangler.json']) expect(sb.get(file)!.equals(sa.get(file)!), file).toBe(true);
   }, 120_000);
 
-  test('a first build of new code stopped by bad content, or killed in its compile, leaves `wrangler deploy` pointed at the served release', () => {
+  test('a first build of new code stopped by bad content, or killed in its compile, leaves `wrangler deploy` pointed at the served release', () => exclusively(WRANGLER_REDIRECT_LOCK, () => {
     const served = whole('served', {});
     const before = fs.readFileSync(redirect, 'utf8');
     expect(path.resolve(path.dirname(redirect), (JSON.parse(before) as { configPath: string }).configPath)).toBe(path.join(served.dist, 'server', 'wrangler.json'));
@@ -146,7 +147,7 @@ describe('Cloudflare builds and the render engine', () => {
       fs.rmSync(p2, { recursive: true, force: true });
     }
     expect(path.resolve(path.dirname(redirect), (JSON.parse(fs.readFileSync(redirect, 'utf8')) as { configPath: string }).configPath)).toBe(path.join(served.dist, 'server', 'wrangler.json'));
-  }, 120_000);
+  }), 120_000);
 });
 
 describe('assetLimitProblem', () => {

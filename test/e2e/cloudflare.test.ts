@@ -14,6 +14,7 @@ import { buildFixture, sharedBuild, workDir } from '../support/built-server.ts';
 import { FIXTURE, ROOT, readServedFile } from '../support/helpers.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { freePort } from '../../scripts/support/serve-build.ts';
+import { WRANGLER_REDIRECT_LOCK, exclusively } from '../support/exclusive.ts';
 
 const WORKERD = path.join(ROOT, 'node_modules', '@cloudflare', 'workerd-linux-64', 'bin', 'workerd');
 const workerdRuns = process.platform === 'linux' && process.arch === 'x64'
@@ -31,18 +32,21 @@ let output = '';
 beforeAll(async () => {
   if (!workerdRuns) return;
   fs.rmSync(work, { recursive: true, force: true });
-  // The build points the project's `wrangler deploy` at itself; put the operator's redirect back.
-  const redirect = path.join(ROOT, DEPLOY_REDIRECT);
-  const before = fs.existsSync(redirect) ? fs.readFileSync(redirect) : undefined;
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  try {
-    const built = buildFixture(FIXTURE, dist, { DEPLOY_TARGET: 'cloudflare' });
-    expect(built.status, built.stderr).toBe(0);
-  } finally {
-    if (before) fs.writeFileSync(redirect, before);
-    else fs.rmSync(redirect, { force: true });
-  }
+  // The build points the project's `wrangler deploy` at itself; put the operator's redirect back.
+  // Not while cloudflare-assets.test.ts checks where its own builds pointed it.
+  exclusively(WRANGLER_REDIRECT_LOCK, () => {
+    const redirect = path.join(ROOT, DEPLOY_REDIRECT);
+    const before = fs.existsSync(redirect) ? fs.readFileSync(redirect) : undefined;
+    try {
+      const built = buildFixture(FIXTURE, dist, { DEPLOY_TARGET: 'cloudflare' });
+      expect(built.status, built.stderr).toBe(0);
+    } finally {
+      if (before) fs.writeFileSync(redirect, before);
+      else fs.rmSync(redirect, { force: true });
+    }
+  });
   preview = spawn(process.execPath, ['scripts/deploy/preview-cloudflare.ts', '--no-build'], {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, DIST_DIR: dist, HOST: '127.0.0.1', PORT: String(port) },
