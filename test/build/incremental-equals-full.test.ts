@@ -15,12 +15,15 @@ import { locator, releaseFiles } from '../../src/release/layers.ts';
 import { readReleaseInfo, releasePath, releasesDir, servedRelease } from '../../src/release/releases.ts';
 import { buildLayout } from '../../src/release/layout.ts';
 import { validationCacheFile } from '../../src/config.ts';
-import { buildFixture, workDir } from '../support/built-server.ts';
+import { Builder, spawnBuilder, type Rebuilt } from '../../src/build/rebuilds.ts';
+import { TEST_SITE_URL, buildFixture, workDir } from '../support/built-server.ts';
 import { FIXTURE, ROOT, unpackedEntries } from '../support/helpers.ts';
 import { makePng } from '../support/png.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 3);
 const STEPS = Number(process.env.PROPERTY_STEPS ?? 4);
+/** Sequences through `npm start`'s builder: fewer, since each also starts a builder process. */
+const BUILDER_RUNS = Math.max(1, Math.ceil(RUNS / 2));
 /** The deploy target built: `node` (layered releases, the edit path); PROPERTY_TARGET=static for a host with files only. */
 const TARGET = process.env.PROPERTY_TARGET ?? 'node';
 // 2026-01-15T13:00:00Z: the first build's time; each step a minute later, or a day.
@@ -135,7 +138,15 @@ class State {
     }
   }
 
-  /** Each file of the content folder (relative, with `/`): its stamp and bytes, to tell which files a step changed. */
+  /** Applies `changes`; returns the content files they changed (relative, with `/`), by stamp or bytes. */
+  applyAll(changes: Change[]): string[] {
+    const was = this.files();
+    for (const c of changes) this.apply(c);
+    const now = this.files();
+    return [...new Set([...was.keys(), ...now.keys()])].filter((f) => was.get(f) !== now.get(f)).sort();
+  }
+
+  /** Each file of the content folder (relative, with `/`): its stamp and bytes. */
   files(): Map<string, string> {
     return new Map(fs.readdirSync(this.content, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => {
       const file = path.join(e.parentPath, e.name);
@@ -235,10 +246,7 @@ describe('an incremental build', () => {
       const dist = path.join(dir, 'a', 'dist');
       let before = served(dist);
       steps.forEach(({ changes, settled, told }, k) => {
-        const was = state.files();
-        for (const c of changes) state.apply(c);
-        const now = state.files();
-        const changed = [...new Set([...was.keys(), ...now.keys()])].filter((f) => was.get(f) !== now.get(f)).sort();
+        const changed = state.applyAll(changes);
         const listed = told === 'all but one' ? changed.slice(1) : changed;
         state.epoch += 60;
         state.build(dist, {
@@ -262,5 +270,64 @@ describe('an incremental build', () => {
         [[{ changes: [{ kind: 'avatar', size: 300, seed: 1 }], settled: false, told: 'no' }]],
         [[{ changes: [{ kind: 'touch', who: 2 }], settled: true, told: 'no' }, { changes: [{ kind: 'edit', who: 1, n: 3 }], settled: true, told: 'all but one' }]],
       ], ...(process.env.PROPERTY_SEED && { seed: Number(process.env.PROPERTY_SEED) }) });
+  }, 600_000);
+});
+
+/**
+ * A builder step: content changes only (the builder's day and code are its process's), then a build
+ * told every file they changed, as `npm start`'s watcher tells it, or told nothing.
+ */
+const contentChange = change.filter((c) => c.kind !== 'day' && c.kind !== 'code');
+const builderStep = fc.record({ changes: fc.array(contentChange, { minLength: 1, maxLength: 3 }), told: fc.boolean() });
+
+describe('edit builds one after another in npm start\'s builder', () => {
+  test(`serve what a full build of the same content serves (${TARGET}: ${BUILDER_RUNS} sequences of up to ${STEPS} builds in one builder)`, async () => {
+    let run = 0;
+    await fc.assert(fc.asyncProperty(fc.array(builderStep, { minLength: 1, maxLength: STEPS }), fc.boolean(), async (steps, settled) => {
+      const dir = path.join(work, `builder-${run++}`);
+      const content = path.join(dir, 'content');
+      contents.push(content);
+      fs.cpSync(path.join(work, 'first'), path.join(dir, 'a'), { recursive: true, verbatimSymlinks: true });
+      fs.cpSync(FIXTURE, content, { recursive: true });
+      const state = new State(content);
+      state.epoch += 60;
+      const dist = path.join(dir, 'a', 'dist');
+      // The builder's environment is its process's, as `npm start` starts it: one day, one code.
+      const builder = new Builder(spawnBuilder(process.execPath, ['scripts/build-site.ts'], ROOT, {
+        ...process.env, CONTENT_DIR: content, DIST_DIR: dist, SITE_URL: TEST_SITE_URL, SOURCE_DATE_EPOCH: String(state.epoch),
+        DEPLOY_TARGET: TARGET, ...(settled && { BUILD_SETTLE_MS: '0' }),
+      }), (checked) => checks.push(checked));
+      // What a check after a build printed: only when it built something or failed, which a build
+      // told every changed file leaves it nothing to do.
+      const checks: Rebuilt[] = [];
+      try {
+        for (const [k, { changes, told }] of steps.entries()) {
+          const changed = state.applyAll(changes);
+          const r = await builder.build(told ? { CHANGED_FILES: changed.join('\n'), CHANGED_SINCE: servedRelease(dist)! } : {});
+          if (process.env.DEBUG_IEF) console.log(`step ${k + 1} pid ${builder.child?.pid}`, r.stdout);
+          expect(r.code, `step ${k + 1}: ${JSON.stringify(changes)}\n${r.stdout}${r.stderr}`).toBe(0);
+        }
+      } finally {
+        // Its stdin closed, it ends, and stops the check of its last build.
+        const closed = new Promise((resolve) => builder.child?.once('close', resolve) ?? resolve(undefined));
+        builder.stop();
+        await closed;
+      }
+      expect(checks, 'the checks after the builds').toEqual([]);
+      const fullDist = path.join(dir, 'full', 'dist');
+      state.build(fullDist, { PROFILES_INCREMENTAL: '0' });
+      expectSameServed(served(dist), served(fullDist), JSON.stringify(steps));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }), {
+      numRuns: BUILDER_RUNS, endOnFailure: true,
+      // Also, every run: three edits told. The first reads every profile (a new content folder has
+      // no validation cache), in a process of its own; the builder after it reads the record for
+      // the second, which hands the one it wrote to the third.
+      examples: [[[
+        { changes: [{ kind: 'edit', who: 1, n: 3 }], told: true },
+        { changes: [{ kind: 'edit', who: 1, n: 4 }, { kind: 'suspension', who: 2 }], told: true },
+        { changes: [{ kind: 'add', who: 7 }, { kind: 'edit', who: 1, n: 5 }], told: true },
+      ], true]],
+      ...(process.env.PROPERTY_SEED && { seed: Number(process.env.PROPERTY_SEED) }) });
   }, 600_000);
 });
