@@ -233,17 +233,21 @@ afterAll(() => {
   }
 });
 
+/** A sequence's folder: the fixture as content, and a copy of the first build (`a/dist`) to build on. */
+function sequenceFolder(name: string) {
+  const dir = path.join(work, name);
+  const content = path.join(dir, 'content');
+  contents.push(content);
+  fs.cpSync(path.join(work, 'first'), path.join(dir, 'a'), { recursive: true, verbatimSymlinks: true });
+  fs.cpSync(FIXTURE, content, { recursive: true });
+  return { dir, state: new State(content), dist: path.join(dir, 'a', 'dist') };
+}
+
 describe('an incremental build', () => {
   test(`serves what a full build of the same content, day and code serves (${TARGET}: ${RUNS} sequences of up to ${STEPS} builds)`, () => {
     let run = 0;
     fc.assert(fc.property(fc.array(step, { minLength: 1, maxLength: STEPS }), (steps) => {
-      const dir = path.join(work, `run-${run++}`);
-      const content = path.join(dir, 'content');
-      contents.push(content);
-      fs.cpSync(path.join(work, 'first'), path.join(dir, 'a'), { recursive: true, verbatimSymlinks: true });
-      fs.cpSync(FIXTURE, content, { recursive: true });
-      const state = new State(content);
-      const dist = path.join(dir, 'a', 'dist');
+      const { dir, state, dist } = sequenceFolder(`run-${run++}`);
       let before = served(dist);
       steps.forEach(({ changes, settled, told }, k) => {
         const changed = state.applyAll(changes);
@@ -284,14 +288,9 @@ describe('edit builds one after another in npm start\'s builder', () => {
   test(`serve what a full build of the same content serves (${TARGET}: ${BUILDER_RUNS} sequences of up to ${STEPS} builds in one builder)`, async () => {
     let run = 0;
     await fc.assert(fc.asyncProperty(fc.array(builderStep, { minLength: 1, maxLength: STEPS }), fc.boolean(), async (steps, settled) => {
-      const dir = path.join(work, `builder-${run++}`);
-      const content = path.join(dir, 'content');
-      contents.push(content);
-      fs.cpSync(path.join(work, 'first'), path.join(dir, 'a'), { recursive: true, verbatimSymlinks: true });
-      fs.cpSync(FIXTURE, content, { recursive: true });
-      const state = new State(content);
+      const { dir, state, dist } = sequenceFolder(`builder-${run++}`);
+      const { content } = state;
       state.epoch += 60;
-      const dist = path.join(dir, 'a', 'dist');
       // The builder's environment is its process's, as `npm start` starts it: one day, one code.
       const builder = new Builder(spawnBuilder(process.execPath, ['scripts/build-site.ts'], ROOT, {
         ...process.env, CONTENT_DIR: content, DIST_DIR: dist, SITE_URL: TEST_SITE_URL, SOURCE_DATE_EPOCH: String(state.epoch),
