@@ -62,6 +62,9 @@ function checkUsername(req: ApiRequest, raw: string): Checked {
   return { ok: true, username };
 }
 
+/** A query parameter given `count` times that is read once. */
+const givenTwice = (req: ApiRequest, param: string, count: number) => errorJson(400, 'INVALID_PARAMETER', `Give \`${param}\` once; it was given ${count} times.`, req);
+
 /** The query form: trim spaces, strip one leading `@`, fold ASCII case. */
 function usernameFromQuery(req: ApiRequest, param: string): Checked {
   const values = req.query.getAll(param);
@@ -69,7 +72,7 @@ function usernameFromQuery(req: ApiRequest, param: string): Checked {
     return { ok: false, response: errorJson(400, 'MISSING_USERNAME', `The \`${param}\` query parameter is required, e.g. ?${param}=alice.`, req) };
   }
   if (values.length > 1) {
-    return { ok: false, response: errorJson(400, 'INVALID_PARAMETER', `Give \`${param}\` once; it was given ${values.length} times.`, req) };
+    return { ok: false, response: givenTwice(req, param, values.length) };
   }
   // The bound UsernameQuerySchema (and so the OpenAPI's maxLength) gives, counted before trimming as
   // it counts, in code points; a value no longer in UTF-16 units is within it, and not parsed.
@@ -268,7 +271,7 @@ export const DECORATION_FILE_REQUIRED = 'The `f` query parameter is required: a 
 /** GET /api/decoration?f=<file>: only files declared in content/decorations/, which the build copied. */
 async function decoration(req: ApiRequest, files: ReleaseFiles): Promise<ApiResponse> {
   const names = req.query.getAll('f');
-  if (names.length > 1) return errorJson(400, 'INVALID_PARAMETER', `Give \`f\` once; it was given ${names.length} times.`, req);
+  if (names.length > 1) return givenTwice(req, 'f', names.length);
   if (!names[0]) return errorJson(400, 'INVALID_PARAMETER', DECORATION_FILE_REQUIRED, req);
   const name = names[0]!;
   // A plain image file name or nothing: no path ever reaches the files.
