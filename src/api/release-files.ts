@@ -62,46 +62,100 @@ export const bucketOf = (key: string): number => fnv1a(key) % LOOKUP_BUCKETS;
 const bucketFile = (table: LookupTable, bucket: number) => `${LOOKUP_DIR}/${table}/${bucket.toString(16).padStart(2, '0')}.json`;
 export const lookupFile = (table: LookupTable, key: string) => bucketFile(table, bucketOf(key));
 
-/** The bucket files of a table: path → JSON text of `{ key: value }` (keys sorted, so the bytes are reproducible). */
-export function lookupTableFiles(table: LookupTable, entries: Iterable<readonly [string, string]>): Map<string, string> {
+/**
+ * The bucket files of a table: path → JSON text of `{ key: value }`. Entry `i` is `keys[i]` →
+ * `values[i]`, where neither is null: parallel columns, not a pair per entry (lookupFiles).
+ */
+export function lookupTableFiles(table: LookupTable, keys: readonly (string | null)[], values: readonly (string | null)[]): Map<string, string> {
   // Each bucket's name made once, not once a key: a million keys at 1,000,000 profiles.
   const files = Array.from({ length: LOOKUP_BUCKETS }, (_, bucket) => bucketFile(table, bucket));
-  return bucketFiles(entries, (key) => files[bucketOf(key)]!);
+  return bucketFiles(keys, values, (key) => files[bucketOf(key)]!);
 }
 
 /**
- * `entries` in the files `fileOf` puts their keys in: path → JSON text of `{ key: value }`, files
- * and keys in code-unit order. The text is written pair by pair, not through an object, which put
- * integer-like keys (a user named `123`) first and cost 2x the time (`lookupFiles` at 1,000,000
- * profiles: BENCHMARKS.md, "Finishing the API files at 1,000,000").
+ * Entries `keys[i]` → `values[i]` (both not null) in the files `fileOf` puts their keys in: path →
+ * JSON text of `{ key: value }`, files and keys in code-unit order, a key given twice its last
+ * value (as JSON.parse would take it from an object's text; never from valid content). Each file's
+ * text is written as bytes, entry after entry in the keys' order: at 1,000,000 profiles, pairs,
+ * lists and strings made per entry outlived V8's young generation and were copied by each
+ * collection (BENCHMARKS.md, "The lookup tables without an object per entry").
  */
-export function bucketFiles<V>(entries: Iterable<readonly [string, V]>, fileOf: (key: string) => string): Map<string, string> {
-  const buckets = new Map<string, (readonly [string, V])[]>();
-  // Entries in key order (the columns' names) stay in order in their buckets: no sort, which at a
-  // million keys was a third of the time, each comparison reading two strings far apart in memory.
+export function bucketFiles<V>(keys: readonly (string | null)[], values: readonly (V | null)[], fileOf: (key: string) => string): Map<string, string> {
+  let count = 0;
   let inOrder = true;
   let last: string | undefined;
-  for (const entry of entries) {
-    const key = entry[0];
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (key === null || key === undefined || values[i] === null) continue;
     if (last !== undefined && key < last) inOrder = false;
     last = key;
+    count++;
+  }
+  // The entries' indices in key order: as they come when the keys are sorted already (the
+  // columns' names); sorted otherwise (custom domains), equal keys in the order given.
+  const order = new Uint32Array(count);
+  for (let i = 0, at = 0; i < keys.length; i++) if (keys[i] !== null && keys[i] !== undefined && values[i] !== null) order[at++] = i;
+  if (!inOrder) order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
+  const texts = new Map<string, JsonBytes>();
+  for (let p = 0; p < count; p++) {
+    const i = order[p]!;
+    const key = keys[i]!;
+    if (p + 1 < count && keys[order[p + 1]!] === key) continue;
     const file = fileOf(key);
-    const list = buckets.get(file);
-    if (list) list.push(entry);
-    else buckets.set(file, [entry]);
+    let text = texts.get(file);
+    if (text) text.ascii(',');
+    else texts.set(file, text = new JsonBytes('{'));
+    text.string(key);
+    text.ascii(':');
+    text.json(values[i]);
   }
   const out = new Map<string, string>();
-  for (const [file, list] of [...buckets].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (!inOrder) list.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    let text = '{';
-    for (let i = 0; i < list.length; i++) {
-      // A key twice (never from valid content): the last value, as JSON.parse would take it from an object's text.
-      if (i + 1 < list.length && list[i + 1]![0] === list[i]![0]) continue;
-      text += `${text.length > 1 ? ',' : ''}${JSON.stringify(list[i]![0])}:${JSON.stringify(list[i]![1])}`;
-    }
-    out.set(file, `${text}}`);
+  for (const file of [...texts.keys()].sort()) {
+    const text = texts.get(file)!;
+    text.ascii('}');
+    out.set(file, text.toString());
   }
   return out;
+}
+
+/** Printable ASCII but `"` and `\`: a string JSON writes as it is, between quotes. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const encoder = new TextEncoder();
+
+/** JSON text written as UTF-8 into one growing buffer, for `bucketFiles`. */
+class JsonBytes {
+  #bytes = new Uint8Array(1024);
+  #length = 0;
+  constructor(start: string) { this.ascii(start); }
+  #room(more: number) {
+    if (this.#length + more <= this.#bytes.length) return;
+    const bigger = new Uint8Array(Math.max(this.#bytes.length * 2, this.#length + more));
+    bigger.set(this.#bytes.subarray(0, this.#length));
+    this.#bytes = bigger;
+  }
+  /** `s` of ASCII characters only, as they are. */
+  ascii(s: string) {
+    this.#room(s.length);
+    for (let i = 0; i < s.length; i++) this.#bytes[this.#length++] = s.charCodeAt(i);
+  }
+  /** A string as JSON writes it. */
+  string(s: string) {
+    if (!PLAIN.test(s)) return this.#utf8(JSON.stringify(s));
+    this.#room(s.length + 2);
+    this.#bytes[this.#length++] = 0x22;
+    for (let i = 0; i < s.length; i++) this.#bytes[this.#length++] = s.charCodeAt(i);
+    this.#bytes[this.#length++] = 0x22;
+  }
+  /** Any value as JSON writes it. */
+  json(v: unknown) {
+    if (typeof v === 'string') this.string(v);
+    else this.#utf8(JSON.stringify(v));
+  }
+  #utf8(s: string) {
+    this.#room(s.length * 3);
+    this.#length += encoder.encodeInto(s, this.#bytes.subarray(this.#length)).written;
+  }
+  toString() { return decoder.decode(this.#bytes.subarray(0, this.#length)); }
 }
 
 const decoder = new TextDecoder();
@@ -161,14 +215,8 @@ export function creatorsRows(index: SiteIndex): CreatorsRows {
 export function lookupFiles(c: IndexColumns, parts: { tables: boolean; creators: boolean; names: boolean } = { tables: true, creators: true, names: true }): Map<string, string | Uint8Array> {
   const files = new Map<string, string | Uint8Array>();
   if (parts.tables) {
-    const avatars: [string, string][] = [];
-    const domains: [string, string][] = [];
-    for (let i = 0; i < c.names.length; i++) {
-      if (c.avatars[i] !== null) avatars.push([c.names[i]!, c.avatars[i]!]);
-      if (c.domains[i] !== null) domains.push([c.domains[i]!, c.names[i]!]);
-    }
-    for (const [file, text] of lookupTableFiles('avatars', avatars)) files.set(file, text);
-    for (const [file, text] of lookupTableFiles('domains', domains)) files.set(file, text);
+    for (const [file, text] of lookupTableFiles('avatars', c.names, c.avatars)) files.set(file, text);
+    for (const [file, text] of lookupTableFiles('domains', c.domains, c.names)) files.set(file, text);
   }
   if (parts.creators) files.set(CREATORS_ROWS_FILE, JSON.stringify({ siteUrl: c.siteUrl, rows: c.creatorRows as CreatorRow[] } satisfies CreatorsRows));
   if (parts.names) files.set(USER_NAMES_FILE, nameFilterBytes(c.names));

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { DiskFiles } from '../../src/server/disk-files.ts';
 import { fileCacheBytesFromEnv } from '../../src/config.ts';
-import { CREATORS_ROWS_FILE, LOOKUP_BUCKETS, bucketOf, lookup, lookupTableFiles, type ReleaseFiles } from '../../src/api/release-files.ts';
+import fc from 'fast-check';
+import { CREATORS_ROWS_FILE, LOOKUP_BUCKETS, bucketFiles, bucketOf, lookup, lookupTableFiles, type ReleaseFiles } from '../../src/api/release-files.ts';
 import { answer } from '../../src/api/handler.ts';
 import { MAX_IMAGE_BYTES } from '../../src/schemas/limits.ts';
 import { FIXTURE, copyFixture, fixtureSite, request } from '../support/helpers.ts';
@@ -94,10 +95,12 @@ describe('a release on disk', () => {
 
 describe('lookup tables', () => {
   const memory = (table: Map<string, string>): ReleaseFiles => ({ read: async (f) => (table.has(f) ? Buffer.from(table.get(f)!) : undefined) });
+  /** The avatars table of `entries`, given as the columns lookupFiles gives. */
+  const avatarsOf = (entries: readonly (readonly [string, string])[]) => lookupTableFiles('avatars', entries.map(([k]) => k), entries.map(([, v]) => v));
 
   test('every key is found in its bucket, and nothing else is', async () => {
     const entries = Array.from({ length: 2000 }, (_, i) => [`user${i}`, `file${i}.png`] as const);
-    const files = memory(lookupTableFiles('avatars', entries));
+    const files = memory(avatarsOf(entries));
     for (const [key, value] of entries) expect(await lookup(files, 'avatars', key)).toBe(value);
     for (const key of ['nobody', '__proto__', 'constructor', 'toString', '']) expect(await lookup(files, 'avatars', key)).toBeUndefined();
   });
@@ -105,8 +108,8 @@ describe('lookup tables', () => {
   test('a bucket is the same text in whatever order its keys come: keys in code-unit order, a key twice its last value', async () => {
     const names = ['alice', 'bob', '__proto__', 'zoë', ...Array.from({ length: 3000 }, (_, i) => `u${i}`), ...Array.from({ length: 1000 }, (_, i) => String(i))];
     const entries = names.map((n) => [n, `${n}.png`] as const);
-    const inOrder = lookupTableFiles('avatars', [...entries].sort(([a], [b]) => (a < b ? -1 : 1)));
-    const shuffled = lookupTableFiles('avatars', [...entries].sort(() => Math.random() - 0.5));
+    const inOrder = avatarsOf([...entries].sort(([a], [b]) => (a < b ? -1 : 1)));
+    const shuffled = avatarsOf([...entries].sort(() => Math.random() - 0.5));
     expect(shuffled).toEqual(inOrder);
     for (const text of inOrder.values()) {
       // Integer-like names too: an object put them first, `9` before `10`.
@@ -114,8 +117,31 @@ describe('lookup tables', () => {
       expect(keys).toEqual([...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
     }
     for (const [key, value] of entries) expect(await lookup(memory(inOrder), 'avatars', key)).toBe(value);
-    const twice = memory(lookupTableFiles('avatars', [['bob', 'old.png'], ['bob', 'new.png'], ['alice', 'a.png']]));
+    const twice = memory(avatarsOf([['bob', 'old.png'], ['bob', 'new.png'], ['alice', 'a.png']]));
     expect(await lookup(twice, 'avatars', 'bob')).toBe('new.png');
+  });
+
+  test('a file is the JSON text of its entries: any keys and values, in order or not, a key twice its last value, null a missing entry', () => {
+    // Keys and values as strangers might write them: quotes, backslashes, control characters,
+    // non-ASCII text and lone surrogates, which JSON escapes or writes in UTF-8.
+    const text = fc.string({ unit: fc.oneof(fc.constantFrom('"', '\\', '\n', '\u0000', '\u007f', 'é', '🌸', '\ud800', '\udc00', 'a', 'b'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 8 });
+    const entries = fc.array(fc.tuple(fc.option(text, { freq: 8 }), fc.option(text, { freq: 8 })), { maxLength: 60 });
+    const sorted = fc.boolean();
+    fc.assert(fc.property(entries, sorted, (given, sortFirst) => {
+      const list = sortFirst ? [...given].sort(([a], [b]) => ((a ?? '') < (b ?? '') ? -1 : (a ?? '') > (b ?? '') ? 1 : 0)) : given;
+      const fileOf = (key: string) => `f${key.length % 3}`;
+      const files = bucketFiles(list.map(([k]) => k), list.map(([, v]) => v), fileOf);
+      // What JSON.stringify makes of the entries' last values, keys in code-unit order, per file.
+      const last = new Map<string, string>();
+      for (const [k, v] of list) if (k !== null && v !== null) { last.delete(k); last.set(k, v); }
+      const expected = new Map<string, string>();
+      for (const k of [...last.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+        const file = fileOf(k);
+        expected.set(file, `${expected.has(file) ? `${expected.get(file)},` : '{'}${JSON.stringify(k)}:${JSON.stringify(last.get(k))}`);
+      }
+      expect([...files.keys()]).toEqual([...expected.keys()].sort());
+      for (const [file, json] of expected) expect(files.get(file)).toBe(`${json}}`);
+    }), { numRuns: 500 });
   });
 
   test('keys spread over the buckets: no bucket holds more than 3x its share', () => {

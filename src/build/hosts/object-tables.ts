@@ -38,6 +38,6 @@ export function objectTables(clientDir: string): ObjectTables {
     }
   }
   const count = tableCount(rows.size);
-  const tables = new Map<string, string>([[OBJECT_TABLES_HEAD, JSON.stringify({ buckets: count })], ...bucketFiles(rows, (name) => tableFile(name, count))]);
+  const tables = new Map<string, string>([[OBJECT_TABLES_HEAD, JSON.stringify({ buckets: count })], ...bucketFiles([...rows.keys()], [...rows.values()], (name) => tableFile(name, count))]);
   return { tables, objects };
 }
