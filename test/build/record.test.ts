@@ -1,13 +1,25 @@
 // The one record a release keeps (src/build/reuse/record.ts): what goes in comes out, in lines of at most
-// ROWS_PER_LINE profiles, and a record cut short or of another version is no record.
+// BUILD_ROWS_PER_LINE profiles, and a record cut short or of another version is no record.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, onTestFinished, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { readRecord, recordLineSizes, rowKey, writeRecord, type ReleaseRecord } from '../../src/build/reuse/record.ts';
 import { KeyColumn } from '../../src/build/reuse/key-column.ts';
 import { runStarts } from '../../src/model/content-runs.ts';
-import { ROWS_PER_LINE } from '../../src/content/json-lines.ts';
+
+// Lines of 100 rows rather than ROWS_PER_LINE's 10,000: the same cuts (recordLineSizes scales with
+// it), on records of hundreds of profiles instead of tens of thousands, which took seconds to compare.
+const PER_LINE = 100;
+let rowsPerLine: string | undefined;
+beforeAll(() => {
+  rowsPerLine = process.env.BUILD_ROWS_PER_LINE;
+  process.env.BUILD_ROWS_PER_LINE = String(PER_LINE);
+});
+afterAll(() => {
+  if (rowsPerLine === undefined) delete process.env.BUILD_ROWS_PER_LINE;
+  else process.env.BUILD_ROWS_PER_LINE = rowsPerLine;
+});
 
 function tempFile() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'record-'));
@@ -36,9 +48,9 @@ function recordOf(n: number): ReleaseRecord {
 }
 
 describe('the release record', () => {
-  test('reads back what was written, names kept once, in lines of at most ROWS_PER_LINE profiles', () => {
+  test('reads back what was written, names kept once, in lines of at most BUILD_ROWS_PER_LINE profiles', () => {
     const file = tempFile();
-    const n = ROWS_PER_LINE * 2 + 17;
+    const n = PER_LINE * 2 + 17;
     const written = recordOf(n);
     writeRecord(file, written);
     const read = readRecord(file);
@@ -50,9 +62,9 @@ describe('the release record', () => {
     expect(timeOf(read)).toEqual(timeOf(written));
     expect(read.times!.creators).toEqual(written.times!.creators);
     const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
-    // The profiles' lines cut where their names say (recordLineSizes), the files' every ROWS_PER_LINE.
-    expect(lines).toHaveLength(1 + runStarts(written.manifest!.names, recordLineSizes(ROWS_PER_LINE)).length + Math.ceil((n + 3) / ROWS_PER_LINE));
-    for (const line of lines.slice(1)) expect((JSON.parse(line) as unknown[]).length).toBeLessThanOrEqual(ROWS_PER_LINE);
+    // The profiles' lines cut where their names say (recordLineSizes), the files' every PER_LINE.
+    expect(lines).toHaveLength(1 + runStarts(written.manifest!.names, recordLineSizes(PER_LINE)).length + Math.ceil((n + 3) / PER_LINE));
+    for (const line of lines.slice(1)) expect((JSON.parse(line) as unknown[]).length).toBeLessThanOrEqual(PER_LINE);
     // Each name once in the whole file; keys as bytes (base64), not as the 16 characters of each.
     expect(fs.readFileSync(file, 'utf8').split('"user000042"')).toHaveLength(2);
     expect(fs.readFileSync(file, 'utf8')).not.toContain(rowKey('page42'));
@@ -61,13 +73,13 @@ describe('the release record', () => {
   });
 
   test('a record written after another copies the lines it would write the same, and writes the others', () => {
-    const n = ROWS_PER_LINE * 3 + 5;
+    const n = PER_LINE * 3 + 5;
     const servedFile = tempFile();
     writeRecord(servedFile, recordOf(n));
     const served = readRecord(servedFile);
     // The next build's, as an edit build keeps it: the served columns, one row of the second line changed.
     const read = readRecord(servedFile);
-    const edited = ROWS_PER_LINE + 3;
+    const edited = PER_LINE + 3;
     // A read record is frozen (it may be shared by builds): changed in copies.
     expect(() => read.manifest!.pages.set(edited, rowKey('page-edited'))).toThrow(TypeError);
     expect(() => { read.kept!.stamps[edited] = 'stamp-edited'; }).toThrow(TypeError);
@@ -82,7 +94,7 @@ describe('the release record', () => {
 
     // Copied indeed: a byte changed in each served line (after it was read) shows up in every line
     // but the edited row's, which was written anew.
-    const starts = runStarts(next.manifest.names, recordLineSizes(ROWS_PER_LINE));
+    const starts = runStarts(next.manifest.names, recordLineSizes(PER_LINE));
     const editedLine = 1 + starts.findLastIndex((start) => start <= edited);
     markLines(servedFile);
     const again = tempFile();
@@ -99,18 +111,18 @@ describe('the release record', () => {
   });
 
   test('after a name added or removed, the lines after its own are still copied', () => {
-    const n = ROWS_PER_LINE * 4;
+    const n = PER_LINE * 4;
     const servedFile = tempFile();
     writeRecord(servedFile, recordOf(n));
     const served = readRecord(servedFile);
-    for (const next of [withRow(served, 7, 'user000006a'), withoutRow(served, ROWS_PER_LINE + 1)]) {
+    for (const next of [withRow(served, 7, 'user000006a'), withoutRow(served, PER_LINE + 1)]) {
       const [copied, whole] = [tempFile(), tempFile()];
       writeRecord(copied, next, served);
       writeRecord(whole, next);
       expect(fs.readFileSync(copied).equals(fs.readFileSync(whole))).toBe(true);
       markLines(servedFile);
       writeRecord(copied, next, served);
-      const lines = fs.readFileSync(copied, 'utf8').trimEnd().split('\n').slice(1, 1 + runStarts(next.manifest!.names, recordLineSizes(ROWS_PER_LINE)).length);
+      const lines = fs.readFileSync(copied, 'utf8').trimEnd().split('\n').slice(1, 1 + runStarts(next.manifest!.names, recordLineSizes(PER_LINE)).length);
       // All but the line of the change (and at most one more, where a cut moved) are the served ones.
       expect(lines.filter((l) => !l.startsWith('[["User')).length).toBeLessThanOrEqual(2);
       expect(lines.length).toBeGreaterThan(4);
@@ -119,10 +131,10 @@ describe('the release record', () => {
   });
 
   test('after a served record cut in shorter lines, the next is cut as one written without it', () => {
-    const n = ROWS_PER_LINE * 4;
+    const n = PER_LINE * 4;
     const servedFile = tempFile();
     const was = process.env.BUILD_ROWS_PER_LINE;
-    process.env.BUILD_ROWS_PER_LINE = String(Math.floor(ROWS_PER_LINE / 3));
+    process.env.BUILD_ROWS_PER_LINE = String(Math.floor(PER_LINE / 3));
     try { writeRecord(servedFile, recordOf(n)); } finally { if (was === undefined) delete process.env.BUILD_ROWS_PER_LINE; else process.env.BUILD_ROWS_PER_LINE = was; }
     const served = readRecord(servedFile);
     for (const next of [served, withRow(served, 7, 'user000006a')]) {
@@ -134,13 +146,13 @@ describe('the release record', () => {
   });
 
   test('what writeRecord gives is what readRecord reads back, lines and columns included', () => {
-    const n = ROWS_PER_LINE * 3 + 5;
+    const n = PER_LINE * 3 + 5;
     const servedFile = tempFile();
     // Unaligned parts (the times in another order): nothing given, the next build reads the file.
     expect(writeRecord(servedFile, recordOf(n))).toBeUndefined();
     const served = readRecord(servedFile);
     const sourceOf = (r: ReleaseRecord) => Object.getOwnPropertyDescriptor(r, 'source')!.value as unknown;
-    for (const next of [served, withRow(served, 7, 'user000006a'), withoutRow(served, ROWS_PER_LINE + 1)]) {
+    for (const next of [served, withRow(served, 7, 'user000006a'), withoutRow(served, PER_LINE + 1)]) {
       for (const from of [undefined, served]) {
         const file = tempFile();
         const written = writeRecord(file, next, from)!;
@@ -166,7 +178,7 @@ describe('the release record', () => {
   test('none, cut short, another version or not JSON: no part at all', () => {
     const file = tempFile();
     expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined, files: undefined });
-    writeRecord(file, recordOf(ROWS_PER_LINE + 5));
+    writeRecord(file, recordOf(PER_LINE + 5));
     const whole = fs.readFileSync(file);
     fs.writeFileSync(file, whole.subarray(0, whole.lastIndexOf(10, whole.length - 2) + 1));
     expect(readRecord(file)).toEqual({ manifest: undefined, times: undefined, kept: undefined, files: undefined });
