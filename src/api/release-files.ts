@@ -81,20 +81,20 @@ export function lookupTableFiles(table: LookupTable, keys: readonly (string | nu
  * collection (BENCHMARKS.md, "The lookup tables without an object per entry").
  */
 export function bucketFiles<V>(keys: readonly (string | null)[], values: readonly (V | null)[], fileOf: (key: string) => string): Map<string, string> {
+  const isEntry = (i: number) => keys[i] != null && values[i] != null;
   let count = 0;
   let inOrder = true;
   let last: string | undefined;
   for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    if (key === null || key === undefined || values[i] === null) continue;
-    if (last !== undefined && key < last) inOrder = false;
-    last = key;
+    if (!isEntry(i)) continue;
+    if (last !== undefined && keys[i]! < last) inOrder = false;
+    last = keys[i]!;
     count++;
   }
   // The entries' indices in key order: as they come when the keys are sorted already (the
   // columns' names); sorted otherwise (custom domains), equal keys in the order given.
   const order = new Uint32Array(count);
-  for (let i = 0, at = 0; i < keys.length; i++) if (keys[i] !== null && keys[i] !== undefined && values[i] !== null) order[at++] = i;
+  for (let i = 0, at = 0; i < keys.length; i++) if (isEntry(i)) order[at++] = i;
   if (!inOrder) order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
   const texts = new Map<string, JsonBytes>();
   for (let p = 0; p < count; p++) {
