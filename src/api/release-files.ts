@@ -81,20 +81,17 @@ export function lookupTableFiles(table: LookupTable, keys: readonly (string | nu
  * collection (BENCHMARKS.md, "The lookup tables without an object per entry").
  */
 export function bucketFiles<V>(keys: readonly (string | null)[], values: readonly (V | null)[], fileOf: (key: string) => string): Map<string, string> {
-  const isEntry = (i: number) => keys[i] != null && values[i] != null;
-  let count = 0;
-  let inOrder = true;
-  let last: string | undefined;
-  for (let i = 0; i < keys.length; i++) {
-    if (!isEntry(i)) continue;
-    if (last !== undefined && keys[i]! < last) inOrder = false;
-    last = keys[i]!;
-    count++;
-  }
   // The entries' indices in key order: as they come when the keys are sorted already (the
   // columns' names); sorted otherwise (custom domains), equal keys in the order given.
-  const order = new Uint32Array(count);
-  for (let i = 0, at = 0; i < keys.length; i++) if (isEntry(i)) order[at++] = i;
+  const indices = new Uint32Array(keys.length);
+  let count = 0;
+  let inOrder = true;
+  for (let i = 0; i < keys.length; i++) {
+    if (keys[i] == null || values[i] == null) continue;
+    if (count > 0 && keys[i]! < keys[indices[count - 1]!]!) inOrder = false;
+    indices[count++] = i;
+  }
+  const order = indices.subarray(0, count);
   if (!inOrder) order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
   const texts = new Map<string, JsonBytes>();
   for (let p = 0; p < count; p++) {
@@ -136,20 +133,24 @@ class JsonBytes {
   /** `s` of ASCII characters only, as they are. */
   ascii(s: string) {
     this.#room(s.length);
-    for (let i = 0; i < s.length; i++) this.#bytes[this.#length++] = s.charCodeAt(i);
+    this.#copy(s);
   }
   /** A string as JSON writes it. */
   string(s: string) {
     if (!PLAIN.test(s)) return this.#utf8(JSON.stringify(s));
+    // Byte by byte, not through `"${s}"`: no string made per entry (5% of the time at 1,000,000).
     this.#room(s.length + 2);
     this.#bytes[this.#length++] = 0x22;
-    for (let i = 0; i < s.length; i++) this.#bytes[this.#length++] = s.charCodeAt(i);
+    this.#copy(s);
     this.#bytes[this.#length++] = 0x22;
   }
   /** Any value as JSON writes it. */
   json(v: unknown) {
     if (typeof v === 'string') this.string(v);
     else this.#utf8(JSON.stringify(v));
+  }
+  #copy(ascii: string) {
+    for (let i = 0; i < ascii.length; i++) this.#bytes[this.#length++] = ascii.charCodeAt(i);
   }
   #utf8(s: string) {
     this.#room(s.length * 3);
