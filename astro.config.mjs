@@ -1,10 +1,12 @@
 // @ts-check
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
 import { requireBuildScript } from './src/build/astro/require-build-script.ts';
 import { requireServeScript } from './src/build/astro/require-serve-script.ts';
 import { keepRenderer } from './src/build/astro/keep-renderer.ts';
 import { sharePageData } from './src/build/astro/page-data.ts';
+import { unwatchedByDev } from './src/build/astro/dev-watch.ts';
 
 // Where the build will run: `node` (default) for our own server, `cloudflare` for a Worker with
 // static assets (docs/deploying.md#cloudflare-workers), `static` for a host with files only.
@@ -48,6 +50,9 @@ export default defineConfig({
   vite: {
     // Pages and the build script share src/build/astro/page-data.ts, which hands the index over.
     plugins: [sharePageData()],
+    // `astro dev` watches the code, not the content folder or the builds' releases: one watch per
+    // file there made it start in 28 s and use up the machine's watches (dev-watch.ts).
+    server: { watch: { ignored: unwatchedByDev(fileURLToPath(new URL('.', import.meta.url))) } },
     // The few brand icons the pages use bundled with them, not the 5 MB simple-icons module imported whole
     // at render time: ~300 ms off an edit build's render (src/build/astro/page-renderer.ts).
     environments: { prerender: { resolve: { noExternal: ['simple-icons'] } } },

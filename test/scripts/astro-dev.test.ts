@@ -1,6 +1,7 @@
 // `npm run dev` (astro dev) on the test content serves what the built site serves: the same API
 // answer, and the same profile page but for where its images come from (the API routes, since
-// there is no media folder), which are the same bytes.
+// there is no media folder), which are the same bytes. Its file watcher watches the code, not the
+// content folder or a build's output (src/build/astro/dev-watch.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
@@ -14,8 +15,12 @@ const outsideVitest = () => Object.fromEntries(Object.entries(process.env).filte
 
 let dev: ChildProcess;
 let base: string;
+/** A folder named as a build names its releases (`DIST_DIR=dist-…`), in the project while the dev server runs. */
+const OUTPUT = path.join(ROOT, `dist-astro-dev-test-${process.pid}.releases`);
 
 beforeAll(async () => {
+  fs.mkdirSync(path.join(OUTPUT, '000001', 'client', 'p'), { recursive: true });
+  for (const name of ['alice', 'bob']) fs.writeFileSync(path.join(OUTPUT, '000001', 'client', 'p', `${name}.html`), `<p>${name}</p>`);
   expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.dev).toBe('astro dev');
   dev = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'astro', 'bin', 'astro.mjs'), 'dev', '--host', '127.0.0.1', '--port', '0'], {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
@@ -36,10 +41,37 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  fs.rmSync(OUTPUT, { recursive: true, force: true });
   if (!dev || dev.exitCode !== null) return;
   dev.kill('SIGTERM');
   await once(dev, 'exit');
 });
+
+/** The inodes `pid` holds inotify watches on (Linux: /proc/<pid>/fdinfo of its inotify descriptors). */
+function watchedInodes(pid: number): Set<number> {
+  const inodes = new Set<number>();
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    let info: string;
+    try {
+      if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) !== 'anon_inode:inotify') continue;
+      info = fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8');
+    } catch {
+      continue; // closed meanwhile
+    }
+    for (const m of info.matchAll(/^inotify wd:\S+ ino:([0-9a-f]+) /gm)) inodes.add(Number.parseInt(m[1]!, 16));
+  }
+  return inodes;
+}
+
+/** The inodes of `dir` and of every file and folder below it. */
+function inodesUnder(dir: string): Map<number, string> {
+  const out = new Map<number, string>([[fs.statSync(dir).ino, dir]]);
+  for (const entry of fs.readdirSync(dir, { recursive: true })) {
+    const p = path.join(dir, String(entry));
+    out.set(fs.statSync(p).ino, p);
+  }
+  return out;
+}
 
 /** The page's `<main>`, with each image address replaced by a mark, and those addresses. */
 function mainOf(html: string): { main: string; images: string[] } {
@@ -72,5 +104,20 @@ describe('astro dev on the test content', () => {
       expect([a.status, a.headers.get('content-type')]).toEqual([200, 'image/png']);
       expect(Buffer.from(await a.arrayBuffer()).equals(Buffer.from(await c.arrayBuffer()))).toBe(true);
     }
+  }, 60_000);
+
+  // Vite's watcher holds a watch per file: a 100,000-profile content folder or release in the
+  // project took 100,000 or more of the machine's watches, and 10-28 s before the server listened.
+  test.skipIf(process.platform !== 'linux')('watches the pages, not the content folder or a build\'s releases', async () => {
+    const page = fs.statSync(path.join(ROOT, 'src', 'pages', 'p', '[username].astro')).ino;
+    // The watcher is set up beside the server's start: until it holds the page's watch.
+    let watched = watchedInodes(dev.pid!);
+    for (const deadline = Date.now() + 20_000; !watched.has(page) && Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      watched = watchedInodes(dev.pid!);
+    }
+    expect(watched.has(page)).toBe(true);
+    const unwanted = [...inodesUnder(FIXTURE), ...inodesUnder(OUTPUT)].filter(([ino]) => watched.has(ino)).map(([, p]) => path.relative(ROOT, p));
+    expect(unwanted).toEqual([]);
   }, 60_000);
 });
