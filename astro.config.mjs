@@ -6,7 +6,7 @@ import { requireBuildScript } from './src/build/astro/require-build-script.ts';
 import { requireServeScript } from './src/build/astro/require-serve-script.ts';
 import { keepRenderer } from './src/build/astro/keep-renderer.ts';
 import { sharePageData } from './src/build/astro/page-data.ts';
-import { unwatchedByDev } from './src/build/astro/dev-watch.ts';
+import { reloadOnContentEdits, unwatchedByDev } from './src/build/astro/dev-watch.ts';
 
 // Where the build will run: `node` (default) for our own server, `cloudflare` for a Worker with
 // static assets (docs/deploying.md#cloudflare-workers), `static` for a host with files only.
@@ -49,7 +49,8 @@ export default defineConfig({
   devToolbar: { enabled: false },
   vite: {
     // Pages and the build script share src/build/astro/page-data.ts, which hands the index over.
-    plugins: [sharePageData()],
+    // Under `astro dev`, an edit to the content reloads the pages (dev-watch.ts).
+    plugins: [sharePageData(), reloadOnContentEdits()],
     // `astro dev` watches the code, not the content folder or the builds' releases: one watch per
     // file there made it start in 28 s and use up the machine's watches (dev-watch.ts).
     server: { watch: { ignored: unwatchedByDev(fileURLToPath(new URL('.', import.meta.url))) } },

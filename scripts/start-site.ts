@@ -25,7 +25,7 @@ import { contentDirFromEnv } from '../src/content/load.ts';
 import { distDirFromEnv } from '../src/config.ts';
 import { servedRelease } from '../src/release/releases.ts';
 import { Builder, spawnBuilder, type Rebuilt } from '../src/build/rebuilds.ts';
-import { watchTree } from './support/watch-tree.ts';
+import { watchTree } from '../src/build/watch-tree.ts';
 
 const cli = parseCli({
   name: 'start',

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BUILD_EPOCH, TEST_SITE_URL, sharedBuild } from '../support/built-server.ts';
-import { FIXTURE, ROOT } from '../support/helpers.ts';
+import { FIXTURE, ROOT, copyFixture } from '../support/helpers.ts';
 
 const outsideVitest = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && name !== 'NODE_ENV'));
 
@@ -18,16 +18,14 @@ let base: string;
 /** A folder named as a build names its releases (`DIST_DIR=dist-…`), in the project while the dev server runs. */
 const OUTPUT = path.join(ROOT, `dist-astro-dev-test-${process.pid}.releases`);
 
-beforeAll(async () => {
-  fs.mkdirSync(path.join(OUTPUT, '000001', 'client', 'p'), { recursive: true });
-  for (const name of ['alice', 'bob']) fs.writeFileSync(path.join(OUTPUT, '000001', 'client', 'p', `${name}.html`), `<p>${name}</p>`);
-  expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.dev).toBe('astro dev');
-  dev = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'astro', 'bin', 'astro.mjs'), 'dev', '--host', '127.0.0.1', '--port', '0'], {
+/** `astro dev` on `content`, and the address it listens on. */
+async function startDev(content: string): Promise<{ dev: ChildProcess; base: string }> {
+  const dev = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'astro', 'bin', 'astro.mjs'), 'dev', '--host', '127.0.0.1', '--port', '0'], {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
     // Without vitest's variables: Astro's dev server serves no route when it sees VITEST.
-    env: { ...outsideVitest(), CONTENT_DIR: FIXTURE, SITE_URL: TEST_SITE_URL, SOURCE_DATE_EPOCH: String(BUILD_EPOCH), DEPLOY_TARGET: 'node', ASTRO_TELEMETRY_DISABLED: '1' },
+    env: { ...outsideVitest(), CONTENT_DIR: content, SITE_URL: TEST_SITE_URL, SOURCE_DATE_EPOCH: String(BUILD_EPOCH), DEPLOY_TARGET: 'node', ASTRO_TELEMETRY_DISABLED: '1' },
   });
-  base = await new Promise<string>((resolve, reject) => {
+  const base = await new Promise<string>((resolve, reject) => {
     let out = '';
     const read = (d: Buffer) => {
       out += stripVTControlCharacters(d.toString());
@@ -38,14 +36,14 @@ beforeAll(async () => {
     dev.stderr!.on('data', read);
     dev.once('exit', (code) => reject(new Error(`astro dev exited (${code}) before listening:\n${out}`)));
   });
-}, 60_000);
+  return { dev, base };
+}
 
-afterAll(async () => {
-  fs.rmSync(OUTPUT, { recursive: true, force: true });
+async function stopDev(dev: ChildProcess | undefined): Promise<void> {
   if (!dev || dev.exitCode !== null) return;
   dev.kill('SIGTERM');
   await once(dev, 'exit');
-});
+}
 
 /** The inodes `pid` holds inotify watches on (Linux: /proc/<pid>/fdinfo of its inotify descriptors). */
 function watchedInodes(pid: number): Set<number> {
@@ -81,6 +79,19 @@ function mainOf(html: string): { main: string; images: string[] } {
 }
 
 describe('astro dev on the test content', () => {
+  // Astro runs one dev server per project at a time: each describe starts its own and stops it.
+  beforeAll(async () => {
+    fs.mkdirSync(path.join(OUTPUT, '000001', 'client', 'p'), { recursive: true });
+    for (const name of ['alice', 'bob']) fs.writeFileSync(path.join(OUTPUT, '000001', 'client', 'p', `${name}.html`), `<p>${name}</p>`);
+    expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.dev).toBe('astro dev');
+    ({ dev, base } = await startDev(FIXTURE));
+  }, 60_000);
+
+  afterAll(async () => {
+    fs.rmSync(OUTPUT, { recursive: true, force: true });
+    await stopDev(dev);
+  });
+
   test('answers /api/v1/users/alice as the built site does', async () => {
     const [fromDev, built] = await Promise.all([fetch(`${base}/api/v1/users/alice`), fetch(`${sharedBuild().base}/api/v1/users/alice`)]);
     expect(fromDev.status).toBe(200);
@@ -108,7 +119,7 @@ describe('astro dev on the test content', () => {
 
   // Vite's watcher holds a watch per file: a 100,000-profile content folder or release in the
   // project took 100,000 or more of the machine's watches, and 10-28 s before the server listened.
-  test.skipIf(process.platform !== 'linux')('watches the pages, not the content folder or a build\'s releases', async () => {
+  test.skipIf(process.platform !== 'linux')('watches the pages and the content folder\'s folders, not its files or a build\'s releases', async () => {
     const page = fs.statSync(path.join(ROOT, 'src', 'pages', 'p', '[username].astro')).ino;
     // The watcher is set up beside the server's start: until it holds the page's watch.
     let watched = watchedInodes(dev.pid!);
@@ -117,7 +128,49 @@ describe('astro dev on the test content', () => {
       watched = watchedInodes(dev.pid!);
     }
     expect(watched.has(page)).toBe(true);
-    const unwanted = [...inodesUnder(FIXTURE), ...inodesUnder(OUTPUT)].filter(([ino]) => watched.has(ino)).map(([, p]) => path.relative(ROOT, p));
+    // The content folder's folders are watched once each, as `npm start` watches them (src/build/watch-tree.ts): none of its files.
+    const files = [...inodesUnder(FIXTURE)].filter(([, p]) => fs.statSync(p).isFile());
+    const unwanted = [...files, ...inodesUnder(OUTPUT)].filter(([ino]) => watched.has(ino)).map(([, p]) => path.relative(ROOT, p));
     expect(unwanted).toEqual([]);
+    expect(watched.has(fs.statSync(path.join(FIXTURE, 'profiles')).ino)).toBe(true);
+  }, 60_000);
+});
+
+describe('astro dev on a content folder being edited', () => {
+  let edited: { dev: ChildProcess; base: string } | undefined;
+  let parent: string;
+  let content: string;
+  beforeAll(async () => {
+    ({ parent, content } = copyFixture('astro-dev-edits'));
+    edited = await startDev(content);
+  }, 60_000);
+  afterAll(async () => {
+    await stopDev(edited?.dev);
+    fs.rmSync(parent, { recursive: true, force: true });
+  });
+
+  /** What `fetch` of `address` gives once `done` holds for it, or the last answer after 20 s. */
+  async function until(address: string, done: (text: string) => boolean): Promise<string> {
+    let text = '';
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
+      text = await (await fetch(new URL(address, edited!.base))).text();
+      if (done(text)) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return text;
+  }
+
+  // The dev server read the content once: an edit showed only after a restart.
+  test('shows an edited profile and a new one without a restart, in the API and on the page', async () => {
+    expect((await (await fetch(`${edited!.base}/api/v1/users/alice`)).json()).data.displayName).toContain('Alice Liddell');
+    const file = path.join(content, 'profiles', 'alice.yaml');
+    // As an editor saves: a new file renamed over the old one.
+    fs.writeFileSync(`${file}.tmp`, fs.readFileSync(file, 'utf8').replace(/^displayName: .*$/m, 'displayName: "Alice, edited"'));
+    fs.renameSync(`${file}.tmp`, file);
+    const answer = await until('/api/v1/users/alice', (t) => t.includes('Alice, edited'));
+    expect(JSON.parse(answer).data.displayName).toBe('Alice, edited');
+    expect(await until('/p/alice', (t) => t.includes('<title>Alice, edited (@alice)'))).toContain('<title>Alice, edited (@alice)');
+    fs.writeFileSync(path.join(content, 'profiles', 'zed.yaml'), 'displayName: Zed\ncreatedAt: 2026-01-02T00:00:00Z\n');
+    expect(JSON.parse(await until('/api/v1/users/zed', (t) => t.includes('"success":true'))).data).toMatchObject({ username: 'zed', displayName: 'Zed' });
   }, 60_000);
 });

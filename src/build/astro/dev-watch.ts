@@ -1,10 +1,14 @@
-// What `astro dev`'s file watcher leaves alone: the content folder and the builds' outputs. Vite's
-// watcher (chokidar 3) holds one inotify watch per file under the project, and neither is code a
-// page imports: the dev server reads the content itself (page-data.ts) and serves no build. With a
+// What `astro dev` watches. Vite's watcher (chokidar 3) holds one inotify watch per file under the
+// project: it leaves the content folder and the builds' outputs alone, which no page imports. With a
 // 100,000-profile release in the project, `npm run dev` took 28 s to listen and used up all of the
 // machine's 192,536 watches, so that other programs' `fs.watch` failed with ENOSPC; with a
 // 100,000-profile content folder in it, 9.7 s and 102,534 watches (docs/scale.md, "astro dev").
+// The content folder is watched as `npm start` watches it, one watch per folder, and an edit is
+// shown: the dev server read the content once and showed no edit until it was restarted.
 import path from 'node:path';
+import type { Plugin } from 'vite';
+import { watchTree } from '../watch-tree.ts';
+import { CONTENT_EDITED_EVENT } from './page-data.ts';
 import { distDirFromEnv } from '../../config.ts';
 import { contentDirFromEnv } from '../../content/load.ts';
 import { releasesDir } from '../../release/releases.ts';
@@ -36,3 +40,38 @@ export function unwatchedByDev(root: string, env: NodeJS.ProcessEnv = process.en
 
 /** Whether `file` is `folder` or below it. */
 const inside = (file: string, folder: string) => file === folder || file.startsWith(folder + path.sep);
+
+/** How long the content folder must be quiet before the pages reload: a `git pull` writes its files within this. */
+const QUIET_MS = 100;
+
+/**
+ * A Vite plugin (public API) for `astro dev`: after an edit under the content folder the server
+ * reads the content again (page-data.ts) and every open page reloads. Hidden folders (`.git`) are
+ * not watched.
+ */
+export const reloadOnContentEdits = (env: NodeJS.ProcessEnv = process.env): Plugin => ({
+  name: 'profile-lookup:reload-on-content-edits',
+  apply: 'serve',
+  configureServer(server) {
+    const dir = contentDirFromEnv(env);
+    let timer: NodeJS.Timeout | undefined;
+    // The server's modules read the content again (page-data.ts), then the browser reloads the page.
+    const reload = () => {
+      for (const [name, environment] of Object.entries(server.environments)) if (name !== 'client') environment.hot.send(CONTENT_EDITED_EVENT, {});
+      server.environments.client?.hot.send({ type: 'full-reload', path: '*' });
+    };
+    let watcher: { close(): void } | undefined;
+    try {
+      watcher = watchTree(dir, () => {
+        clearTimeout(timer);
+        timer = setTimeout(reload, QUIET_MS);
+      }, (folder) => path.basename(folder).startsWith('.'), (e) => server.config.logger.warn(`stopped watching ${dir}: ${e.message}; restart to see edits.`));
+    } catch (e) {
+      server.config.logger.warn(`not watching ${dir} (${(e as Error).message}): restart to see edits.`);
+    }
+    server.httpServer?.once('close', () => {
+      clearTimeout(timer);
+      watcher?.close();
+    });
+  },
+});

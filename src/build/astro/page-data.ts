@@ -21,6 +21,14 @@ let toRender: ReadonlySet<string> | undefined;
 let rendered = 0;
 let cached: { index: SiteIndex; files?: IndexFiles } | undefined;
 
+/** The custom event `astro dev` sends its server modules when the content folder changed (dev-watch.ts `reloadOnContentEdits`). */
+export const CONTENT_EDITED_EVENT = 'profile-lookup:content-edited';
+// Under `astro dev` the next request reads the content again. An event rather than a reload of the
+// modules: Astro keeps the middleware it loaded first, and with it this module's first copy.
+import.meta.hot?.on(CONTENT_EDITED_EVENT, () => {
+  if (!handed) cached = undefined;
+});
+
 /** `pagesToRender`: the profiles whose page changed (src/build/reuse/page-reuse.ts); the others are linked from the last build. */
 export function handOverSiteIndex(index: SiteIndex, pagesToRender?: ReadonlySet<string>): void {
   handed = index;

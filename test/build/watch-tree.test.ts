@@ -1,9 +1,9 @@
-// `npm start`'s watcher (scripts/support/watch-tree.ts): every change to a file under the content
+// `npm start`'s watcher (src/build/watch-tree.ts): every change to a file under the content
 // folder is reported, however the file was written, in folders made after the watch began too.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { watchTree, type TreeWatcher } from '../../scripts/support/watch-tree.ts';
+import { watchTree, type TreeWatcher } from '../../src/build/watch-tree.ts';
 import { workDir } from '../support/built-server.ts';
 
 const open: TreeWatcher[] = [];
