@@ -64,14 +64,19 @@ export function compressedKind(file: string): string {
 export function compressedSiblings(bytes: Uint8Array): Map<string, Buffer> {
   const out = new Map<string, Buffer>();
   if (bytes.byteLength < MIN_COMPRESSED_BYTES) return out;
+  // zlib's output chunks the size of the file, not 16 KB: each call took a 16 KB piece of Buffer's
+  // pool (64 KB in Node 24), which its result kept alive. Same bytes; 20,000 and 100,000 profiles
+  // (fresh clones, alternating): 3-5% and 1.5% less time.
+  const chunkSize = Math.max(zlib.constants.Z_MIN_CHUNK, bytes.byteLength);
   const br = zlib.brotliCompressSync(bytes, {
+    chunkSize,
     params: {
       [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
       [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
       [zlib.constants.BROTLI_PARAM_LGWIN]: brotliWindowBits(bytes.byteLength),
     },
   });
-  const gz = zlib.gzipSync(bytes, { level: GZIP_LEVEL });
+  const gz = zlib.gzipSync(bytes, { level: GZIP_LEVEL, chunkSize });
   for (const [encoding, body] of [[ENCODINGS[0]!, br], [ENCODINGS[1]!, gz]] as const) {
     if (body.byteLength <= bytes.byteLength * MAX_COMPRESSED_RATIO) out.set(encoding.suffix, body);
   }
