@@ -453,6 +453,9 @@ for (let q = 0; q < queue.length; q++) {
   const floors: Run[] = [];
   const colds: Run[] = [];
   const freshes: Run[] = [];
+  /** At the target's sizes: fresh clones that write no compressed copies (`PRECOMPRESS=0`), what the copies cost beside Hugo, which writes none. */
+  const plains: Run[] = [];
+  const withPlain = withHugo && BUILD_TARGET.sizes.includes(n);
   const hugos: Awaited<ReturnType<typeof runHugo>>[] = [];
   // The first build of new code: \`astro build\` compiles the site (Vite), then renders and keeps
   // what it compiled. The cold builds below render with that kept code, as every build does until
@@ -475,15 +478,23 @@ for (let q = 0; q < queue.length; q++) {
     await settle();
     colds.push(await run('cold build', BUILD, { ...env, PROFILES_INCREMENTAL: '0' }));
     // A fresh clone, as CI builds it: no kept renderer, no validation cache, an empty output folder.
-    remove(rendererStore(ROOT));
-    remove(validationCacheFile(ROOT, content));
-    emptyDist();
-    await settle();
+    const freshStart = async () => {
+      remove(rendererStore(ROOT));
+      remove(validationCacheFile(ROOT, content));
+      emptyDist();
+      await settle();
+    };
+    // Before the fresh clone with copies, whose release the comparison and the edits below use.
+    if (withPlain) {
+      await freshStart();
+      plains.push(await run('fresh clone without compressed copies', BUILD, { ...env, ...FRESH_CLONE_ENV, PRECOMPRESS: '0' }));
+    }
+    await freshStart();
     freshes.push(await run('fresh clone', BUILD, { ...env, ...FRESH_CLONE_ENV }));
     if (withHugo) hugos.push(await runHugo(hugoSite));
     const h = hugos.at(-1);
     const f = freshes.at(-1)!;
-    console.log(`floor ${floors.at(-1)!.seconds.toFixed(1)} s, build ${colds.at(-1)!.seconds.toFixed(1)} s, ${peaks(colds.at(-1)!)}, fresh clone ${f.seconds.toFixed(1)} s, ${peaks(f)}${h ? `, Hugo ${h.seconds.toFixed(1)} s, ${h.peakMb.toFixed(0)} MB` : ''}`);
+    console.log(`floor ${floors.at(-1)!.seconds.toFixed(1)} s, build ${colds.at(-1)!.seconds.toFixed(1)} s, ${peaks(colds.at(-1)!)}, fresh clone ${f.seconds.toFixed(1)} s, ${peaks(f)}${withPlain ? ` (without compressed copies ${plains.at(-1)!.seconds.toFixed(1)} s)` : ''}${h ? `, Hugo ${h.seconds.toFixed(1)} s, ${h.peakMb.toFixed(0)} MB` : ''}`);
   }
   const floor = { seconds: median(floors.map((r) => r.seconds)), peakMb: median(floors.map((r) => r.peakMb)) };
   const cold = { seconds: median(colds.map((r) => r.seconds)), peakMb: Math.max(...colds.map((r) => r.peakMb)), treeMb: Math.max(...colds.map((r) => r.treeMb)) };
@@ -506,7 +517,10 @@ for (let q = 0; q < queue.length; q++) {
     freshVsHugo = `${freshRatio.toFixed(2)}x`;
     if (BUILD_TARGET.sizes.includes(n)) {
       const met = freshRatio <= BUILD_TARGET.ratio && freshClone.peakMb < hugoPeak;
-      targetLines.push(`${n.toLocaleString('en')} profiles, fresh clone: ${freshRatio.toFixed(2)}x of Hugo's time (${freshRatio <= BUILD_TARGET.ratio ? 'met' : 'NOT met'}; pairs ${hugos.map((h, i) => `${(freshes[i]!.seconds / h.seconds).toFixed(2)}x`).join(', ')}), peak ${freshClone.peakMb.toFixed(0)} MB vs Hugo's ${hugoPeak.toFixed(0)} MB (${freshClone.peakMb < hugoPeak ? 'met' : 'NOT met'}): target ${met ? 'met' : 'NOT met'}`);
+      // Hugo writes no compressed copies: ours without them, from the same rounds, says what they cost.
+      const plainRatio = plains.length === hugos.length ? median(hugos.map((h, i) => plains[i]!.seconds / h.seconds)) : undefined;
+      const plainPart = plainRatio === undefined ? '' : `; without compressed copies (\`PRECOMPRESS=0\`) ${median(plains.map((r) => r.seconds)).toFixed(1)} s, ${plainRatio.toFixed(2)}x (pairs ${hugos.map((h, i) => `${(plains[i]!.seconds / h.seconds).toFixed(2)}x`).join(', ')})`;
+      targetLines.push(`${n.toLocaleString('en')} profiles, fresh clone: ${freshRatio.toFixed(2)}x of Hugo's time (${freshRatio <= BUILD_TARGET.ratio ? 'met' : 'NOT met'}; pairs ${hugos.map((h, i) => `${(freshes[i]!.seconds / h.seconds).toFixed(2)}x`).join(', ')}), peak ${freshClone.peakMb.toFixed(0)} MB vs Hugo's ${hugoPeak.toFixed(0)} MB (${freshClone.peakMb < hugoPeak ? 'met' : 'NOT met'}): target ${met ? 'met' : 'NOT met'}${plainPart}`);
     }
   }
   remove(hugoSite);
@@ -555,7 +569,7 @@ const perProfileLine = perProfile.release.inodes
 const buildPart = `### Builds
 
 ${machine}.
-Build times are wall time of the whole command (\`npm run build\`'s node flags), each timed run (ours, Hugo's, the floor's) started after \`sync\`, so that none pays for the writeback of the one before; every build has SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH}. A build's peak memory is the RSS of all its processes added up, sampled from /proc every 100 ms (scripts/bench/proc-tree.ts; each process once, threads are in their process's RSS), and in brackets the build process's own maximum RSS (the render threads run in it; a first build of new code compiles in a process of its own beside it). Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered) into an empty output folder (as Hugo's and the floor's, emptied before the clock starts), with the code the first build of this code kept (src/build/astro/page-renderer.ts); fresh clone: no kept renderer, no validation cache, no compiled code kept (\`NODE_DISABLE_COMPILE_CACHE=1\`), an empty output folder, as CI builds (\`astro build\` compiles, then its kept code renders the profile pages in threads); "new code": the first cold build after a change of code (\`KEPT_RENDERER=0\`, the validation cache ignored); rebuilds: the validation cache and unchanged pages reused (a layered release with the kept renderer when few changed), timed until the new release is served (the build's \`servedMs\`: the latency of an edit), the whole command in brackets; one profile edited (user000000's display name), then one added, then one removed, each its own rebuild; then the same three told which file changed, as the post-merge hook tells a build (\`CHANGED_FILES\`, \`CHANGED_SINCE\`: it stamps that file only). The last column compares, byte for byte, the files of the first ${EQUAL_PROFILES.toLocaleString('en')} profiles (page and API answer with their .br and .gz, and every image under media/) in the fresh clone's release with a ${EQUAL_PROFILES.toLocaleString('en')}-profile build of the same generator (its first profiles are the same at any size). ${hugo ? `Hugo ${hugo}: \`hugo --quiet -s SITE\` on the same profiles (../shared/anchors/hugo/mkhugo.mjs, not timed), from cold, in alternation with our cold build; its peak is its RSS high-water mark (VmHWM). Before each size its peak is predicted by linear growth from the largest size it ran at, and it runs only where that is within 80% of this machine's memory.` : 'No Hugo in this run (`hugo` not on PATH, or ../shared/anchors missing).'}
+Build times are wall time of the whole command (\`npm run build\`'s node flags), each timed run (ours, Hugo's, the floor's) started after \`sync\`, so that none pays for the writeback of the one before; every build has SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH}. A build's peak memory is the RSS of all its processes added up, sampled from /proc every 100 ms (scripts/bench/proc-tree.ts; each process once, threads are in their process's RSS), and in brackets the build process's own maximum RSS (the render threads run in it; a first build of new code compiles in a process of its own beside it). Cold: \`PROFILES_INCREMENTAL=0\` (every file parsed, every page rendered) into an empty output folder (as Hugo's and the floor's, emptied before the clock starts), with the code the first build of this code kept (src/build/astro/page-renderer.ts); fresh clone: no kept renderer, no validation cache, no compiled code kept (\`NODE_DISABLE_COMPILE_CACHE=1\`), an empty output folder, as CI builds (\`astro build\` compiles, then its kept code renders the profile pages in threads), and at the target's sizes once more without the compressed copies (\`PRECOMPRESS=0\`), since Hugo writes none, in the same rounds; "new code": the first cold build after a change of code (\`KEPT_RENDERER=0\`, the validation cache ignored); rebuilds: the validation cache and unchanged pages reused (a layered release with the kept renderer when few changed), timed until the new release is served (the build's \`servedMs\`: the latency of an edit), the whole command in brackets; one profile edited (user000000's display name), then one added, then one removed, each its own rebuild; then the same three told which file changed, as the post-merge hook tells a build (\`CHANGED_FILES\`, \`CHANGED_SINCE\`: it stamps that file only). The last column compares, byte for byte, the files of the first ${EQUAL_PROFILES.toLocaleString('en')} profiles (page and API answer with their .br and .gz, and every image under media/) in the fresh clone's release with a ${EQUAL_PROFILES.toLocaleString('en')}-profile build of the same generator (its first profiles are the same at any size). ${hugo ? `Hugo ${hugo}: \`hugo --quiet -s SITE\` on the same profiles (../shared/anchors/hugo/mkhugo.mjs, not timed), from cold, in alternation with our cold build; its peak is its RSS high-water mark (VmHWM). Before each size its peak is predicted by linear growth from the largest size it ran at, and it runs only where that is within 80% of this machine's memory.` : 'No Hugo in this run (`hugo` not on PATH, or ../shared/anchors missing).'}
 ${perProfileLine}
 | profiles | floor | floor peak | build | build peak: all processes (main) | build / floor (median of pairs) | Hugo | Hugo peak | build / Hugo (median of pairs) | fresh clone | its peak: all processes (main) | fresh clone / Hugo (median of pairs) | cold build of new code, peak | rebuild, no change: served (done) | one edited: served (done) | one added: served (done) | one removed: served (done) | told which file changed: edited, added, removed served | edits' highest peak | first ${EQUAL_PROFILES.toLocaleString('en')} profiles' files vs a ${EQUAL_PROFILES.toLocaleString('en')}-profile build |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
