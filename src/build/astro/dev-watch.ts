@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Plugin } from 'vite';
 import { watchTree } from '../watch-tree.ts';
 import { CONTENT_EDITED_EVENT } from './page-data.ts';
+import { astroFallback } from './fallbacks.ts';
 import { distDirFromEnv } from '../../config.ts';
 import { contentDirFromEnv } from '../../content/load.ts';
 import { releasesDir } from '../../release/releases.ts';
@@ -45,9 +46,19 @@ const inside = (file: string, folder: string) => file === folder || file.startsW
 const QUIET_MS = 100;
 
 /**
- * A Vite plugin (public API) for `astro dev`: after an edit under the content folder the server
- * reads the content again (page-data.ts) and every open page reloads. Hidden folders (`.git`) are
- * not watched.
+ * The event Astro's dev server clears its route cache on (`getStaticPaths`' results, which hold each
+ * profile page's props): Astro sends it when its own content layer changes
+ * (astro/dist/content/vite-plugin-content-virtual-mod.js). An internal: README.md here.
+ */
+const ASTRO_CONTENT_CHANGED = 'astro:content-changed';
+
+/** The content folder's watch of the dev server now running: a restart of the server configures it again. */
+let watching: { close(): void } | undefined;
+
+/**
+ * A Vite plugin (public API but for one event, above) for `astro dev`: after an edit under the
+ * content folder the server reads the content again (page-data.ts) and renders every page from it,
+ * and every open page reloads. Hidden folders (`.git`) are not watched.
  */
 export const reloadOnContentEdits = (env: NodeJS.ProcessEnv = process.env): Plugin => ({
   name: 'profile-lookup:reload-on-content-edits',
@@ -55,23 +66,35 @@ export const reloadOnContentEdits = (env: NodeJS.ProcessEnv = process.env): Plug
   configureServer(server) {
     const dir = contentDirFromEnv(env);
     let timer: NodeJS.Timeout | undefined;
-    // The server's modules read the content again (page-data.ts), then the browser reloads the page.
-    const reload = () => {
-      for (const [name, environment] of Object.entries(server.environments)) if (name !== 'client') environment.hot.send(CONTENT_EDITED_EVENT, {});
+    const reload = async () => {
+      if (astroFallback('content-changed', env)) {
+        // Public API: a new dev server, new modules, nothing cached (a second or two).
+        await server.restart();
+        return;
+      }
+      for (const [name, environment] of Object.entries(server.environments)) {
+        if (name === 'client') continue;
+        environment.hot.send(CONTENT_EDITED_EVENT, {});
+        environment.hot.send(ASTRO_CONTENT_CHANGED, {});
+      }
       server.environments.client?.hot.send({ type: 'full-reload', path: '*' });
     };
     let watcher: { close(): void } | undefined;
     try {
       watcher = watchTree(dir, () => {
         clearTimeout(timer);
-        timer = setTimeout(reload, QUIET_MS);
+        timer = setTimeout(() => reload().catch((e: Error) => server.config.logger.error(`reloading after an edit of ${dir}: ${e.message}`)), QUIET_MS);
       }, (folder) => path.basename(folder).startsWith('.'), (e) => server.config.logger.warn(`stopped watching ${dir}: ${e.message}; restart to see edits.`));
     } catch (e) {
       server.config.logger.warn(`not watching ${dir} (${(e as Error).message}): restart to see edits.`);
     }
+    // A restart configures the new server before it closes this one.
+    watching?.close();
+    watching = watcher;
     server.httpServer?.once('close', () => {
       clearTimeout(timer);
       watcher?.close();
+      if (watching === watcher) watching = undefined;
     });
   },
 });

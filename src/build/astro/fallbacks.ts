@@ -9,7 +9,9 @@
 //                      after page, not once (the entry's `manifest.pageMap`)
 //   wrangler-redirect  no `.wrangler/deploy/config.json` (@cloudflare/vite-plugin's redirect): the
 //                      build names `wrangler deploy --config <DIST_DIR>/server/wrangler.json`
-export const ASTRO_FALLBACKS = ['kept-renderer', 'static-paths', 'resolve-streaming', 'page-map', 'wrangler-redirect'] as const;
+//   content-changed    `astro dev` restarts after an edit of the content (Vite's `server.restart()`)
+//                      instead of sending Astro's `astro:content-changed` (dev-watch.ts)
+export const ASTRO_FALLBACKS = ['kept-renderer', 'static-paths', 'resolve-streaming', 'page-map', 'wrangler-redirect', 'content-changed'] as const;
 export type AstroFallback = (typeof ASTRO_FALLBACKS)[number];
 
 /** Whether `ASTRO_FALLBACK` forces `name`'s fallback; a name that is not one throws, so a typo tests nothing silently. */
