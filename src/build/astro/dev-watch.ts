@@ -7,7 +7,7 @@
 // shown: the dev server read the content once and showed no edit until it was restarted.
 import path from 'node:path';
 import type { Plugin } from 'vite';
-import { watchTree } from '../watch-tree.ts';
+import { watchTree, type TreeWatcher } from '../watch-tree.ts';
 import { CONTENT_EDITED_EVENT } from './page-data.ts';
 import { astroFallback } from './fallbacks.ts';
 import { distDirFromEnv } from '../../config.ts';
@@ -53,7 +53,7 @@ const QUIET_MS = 100;
 const ASTRO_CONTENT_CHANGED = 'astro:content-changed';
 
 /** The content folder's watch of the dev server now running: a restart of the server configures it again. */
-let watching: { close(): void } | undefined;
+let watching: TreeWatcher | undefined;
 
 /**
  * A Vite plugin (public API but for one event, above) for `astro dev`: after an edit under the
@@ -79,7 +79,7 @@ export const reloadOnContentEdits = (env: NodeJS.ProcessEnv = process.env): Plug
       }
       server.environments.client?.hot.send({ type: 'full-reload', path: '*' });
     };
-    let watcher: { close(): void } | undefined;
+    let watcher: TreeWatcher | undefined;
     try {
       watcher = watchTree(dir, () => {
         clearTimeout(timer);
