@@ -197,7 +197,10 @@ const checked = (r: Rebuilt) => {
 const servingOld = first !== 0 && watching !== undefined && since !== undefined;
 // After a failed first build, every file changed since that release is unknown: the first rebuild looks at all of them.
 if (servingOld) since = undefined;
-if (watching && (first === 0 || servingOld)) builder = new Builder(spawnBuilder(process.execPath, nodeArgs(scripts.build), root, builderEnv), checked);
+// The builder waits between edits, holding the served release's record: unlike a one-off build it
+// keeps V8's memory reducer, which gives back what an edit left while it waits (docs/scale.md).
+const builderArgs = nodeArgs(scripts.build).filter((a) => a !== '--no-memory-reducer');
+if (watching && (first === 0 || servingOld)) builder = new Builder(spawnBuilder(process.execPath, builderArgs, root, builderEnv), checked);
 let lastStderr = '';
 async function rebuild(files: readonly string[]): Promise<Outcome> {
   // Named by count only: an editor or `git pull` writes through temporary files, whose names would mislead.

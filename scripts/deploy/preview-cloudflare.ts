@@ -71,7 +71,7 @@ function run(args: string[], env: NodeJS.ProcessEnv, { group = false } = {}): Pr
 
 if (!cli.values['no-build']) {
   console.log(`Building ${process.env.CONTENT_DIR || './content'} for Cloudflare (SITE_URL=${siteUrl}) ...`);
-  const status = await run(['--max-semi-space-size=32', '--heap-growing-percent=25', 'scripts/build-site.ts'], {
+  const status = await run(['--no-memory-reducer', '--max-semi-space-size=32', '--heap-growing-percent=25', 'scripts/build-site.ts'], {
     ...process.env, DEPLOY_TARGET: 'cloudflare', SITE_URL: siteUrl,
   });
   if (stopping) process.exit(0);
