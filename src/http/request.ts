@@ -10,7 +10,7 @@ export const MAX_TARGET_BYTES = 8192;
 /** What a handler needs of a request; Web `Request` headers and Node's both fit. */
 export interface ApiRequest {
   method: string;
-  /** The raw path, still percent-encoded, without the query. */
+  /** The path without the query, percent-encoded but for unreserved characters (`normalizePercentEncoding`). */
   path: string;
   /** The raw query, without `?` ('' when there is none). */
   search: string;
@@ -34,6 +34,24 @@ export function fromWebRequest(request: Request, startedAt = performance.now()):
   const clientAccept = (request as { cf?: { clientAcceptEncoding?: string } }).cf?.clientAcceptEncoding;
   const header = (n: string) => (n === 'accept-encoding' && clientAccept !== undefined ? clientAccept : request.headers.get(n) ?? undefined);
   return splitTarget(request.method, afterOrigin < 0 ? '/' : url.slice(afterOrigin), header, startedAt);
+}
+
+/** `%XX`, an escape of one byte. */
+const ESCAPE = /%[0-9A-Fa-f]{2}/g;
+/** An unreserved character (RFC 3986 §2.3): letters, digits, `-`, `.`, `_`, `~`. */
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
+/**
+ * The path with escapes of unreserved characters decoded: `/%61pi/v1/%75sers/x` is the URI
+ * `/api/v1/users/x` (RFC 3986 §6.2.2.2), which a CDN that normalises URLs and a static host that
+ * decodes paths both take it for. Routed raw, it was no API address: the creators list's first
+ * page for any query, an HTML 404 under `/api/`. Other escapes (`%2F`, `%20`, UTF-8) stay.
+ */
+export function normalizePercentEncoding(path: string): string {
+  return path.replace(ESCAPE, (escape) => {
+    const char = String.fromCharCode(Number.parseInt(escape.slice(1), 16));
+    return UNRESERVED.test(char) ? char : escape;
+  });
 }
 
 /** A `.` or `..` segment, written plain or as `%2e` (WHATWG URL's dot segments). */
@@ -105,7 +123,8 @@ export class TargetRequest implements ApiRequest {
     const q = target.indexOf('?');
     // Node's parser gives the common methods in capitals already.
     this.method = method === 'GET' || method === 'HEAD' ? method : method.toUpperCase();
-    const path = q < 0 ? target : target.slice(0, q);
+    let path = q < 0 ? target : target.slice(0, q);
+    if (path.includes('%')) path = normalizePercentEncoding(path);
     this.path = DOT_SEGMENT.test(path) ? removeDotSegments(path) : path;
     this.search = q < 0 ? '' : target.slice(q + 1);
     this.startedAt = startedAt;

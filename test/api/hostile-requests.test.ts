@@ -16,7 +16,7 @@ import type { ApiResponse } from '../../src/http/response.ts';
 import { MAX_TARGET_BYTES } from '../../src/http/request.ts';
 import { CreatorsBodySchema, ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
 import { TEST_SITE_URL, ownBuild, type OwnBuild } from '../support/built-server.ts';
-import { PRIVATE_MARKERS, ROOT, bodyText, fixtureSite, request } from '../support/helpers.ts';
+import { PRIVATE_MARKERS, ROOT, bodyJson, bodyText, fixtureSite, request } from '../support/helpers.ts';
 import { rawExchange, rawRequest, type RawResponse } from '../support/raw-http.ts';
 
 const { files, index } = fixtureSite();
@@ -269,6 +269,54 @@ describe('hostile requests, at the handler level', () => {
       if (upper === 'HEAD' || upper === 'OPTIONS') expect(r.body, what).toBeNull();
       else expectApiAnswer(r.status, answerHeaders(r), bodyText(r.body), what);
     }), { numRuns: DISPATCH_RUNS });
+  });
+});
+
+describe('escapes of unreserved characters, at the handler level', () => {
+  // RFC 3986 §6.2.2.2: `%61` is `a`, as a CDN that normalises URLs and a static host that decodes
+  // paths take it. On main at 7e37ac4 the handler routed the raw path: `/%73ervice-api/v1/creators
+  // ?limit=0` was the creators file (200, 50 items) a CDN could keep for that query, and
+  // `/%61pi/v1/users/x` the HTML 404 page.
+  const TARGETS = [
+    '/api/v1/users/alice', '/api/v1/users/ALICE', '/api/v1/users/nobody', '/api/v1/users/no_body-1.x~', '/api/v1/users?username=alice',
+    '/api/v1/users?username=', '/service-api/v1/creators', '/service-api/v1/creators?limit=1', '/service-api/v1/creators?limit=0',
+    '/service-api/v1/creators?sort=bogus', '/api/avatar?u=alice', '/api/decoration?f=x', '/api/nothing', '/p/alice', '/p/ALICE', '/p/alice/',
+    '/docs', '/openapi.json', '/lookup?u=alice', '/no-such-page', '/',
+  ];
+  const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+  /** The target with each unreserved character of its path escaped where `picks` says, in upper or lower hex. */
+  const escaped = (target: string, picks: boolean[], upper: boolean) => {
+    const q = target.indexOf('?');
+    const [path, query] = q < 0 ? [target, ''] : [target.slice(0, q), target.slice(q)];
+    const hex = (c: string) => c.charCodeAt(0).toString(16).padStart(2, '0');
+    return [...path].map((c, i) => (UNRESERVED.test(c) && picks[i % picks.length] ? `%${upper ? hex(c).toUpperCase() : hex(c)}` : c)).join('') + query;
+  };
+  /** What an answer says, but the time it was made (an on-demand answer's `meta`, and so its length). */
+  const said = (r: ApiResponse) => {
+    const text = bodyText(r.body);
+    if (!(r.headers['content-type'] ?? '').startsWith('application/json')) return { status: r.status, headers: r.headers, body: text };
+    const { 'content-length': _length, ...headers } = r.headers;
+    return { status: r.status, headers, body: JSON.parse(text, (k, v) => (k === 'timestamp' || k === 'executionTimeMs' ? undefined : v)) };
+  };
+
+  test('any of them written as %XX, anywhere in the path: the answer of the plain address', { timeout: PROPERTY_TIMEOUT }, async () => {
+    await fc.assert(fc.asyncProperty(fc.constantFrom(...TARGETS), fc.array(fc.boolean(), { minLength: 1, maxLength: 40 }), fc.boolean(), async (target, picks, upper) => {
+      const wire = escaped(target, picks, upper);
+      expect(said(await viaDispatch(wire)), wire).toEqual(said(await viaDispatch(target)));
+    }), { numRuns: DISPATCH_RUNS });
+  });
+
+  test('the creators list with a query, an unknown user and an unknown API address, each fully escaped', async () => {
+    const every = (t: string) => escaped(t, [true], true);
+    const invalid = await viaDispatch(every('/service-api/v1/creators') + '?limit=0');
+    expect(invalid.status).toBe(400);
+    expect(ErrorBodySchema.parse(bodyJson(invalid)).error.code).toBe('INVALID_PARAMETER');
+    const one = await viaDispatch(every('/service-api/v1/creators') + '?limit=1');
+    expect(CreatorsBodySchema.parse(bodyJson(one)).data).toHaveLength(1);
+    const unknown = await viaDispatch(every('/api/v1/users/nobody'));
+    expect(unknown.headers['content-type']).toBe(API_JSON);
+    expect(ErrorBodySchema.parse(bodyJson(unknown)).error.code).toBe('USER_NOT_FOUND');
+    expect(ErrorBodySchema.parse(bodyJson(await viaDispatch(every('/api/nothing')))).error.code).toBe('NOT_FOUND');
   });
 });
 
