@@ -123,7 +123,25 @@ export const MAX_PIPELINED = 128;
 const waiting = Symbol('waiting');
 /** Set when `boundPipelining` paused the connection. */
 const pausedByUs = Symbol('pausedByUs');
-type Counted = WaitingSocket & { [waiting]?: number; [pausedByUs]?: boolean };
+/** The connection's last request, and what to do once every answer is out (`afterAnswers`). */
+const lastRequest = Symbol('lastRequest');
+const whenAnswered = Symbol('whenAnswered');
+type Counted = WaitingSocket & {
+  [waiting]?: number; [pausedByUs]?: boolean; [lastRequest]?: http.IncomingMessage; [whenAnswered]?: () => void;
+};
+
+/** The last request Node's parser made on `socket` (`boundPipelining` keeps it), if any. */
+export const lastRequestOf = (socket: net.Socket): http.IncomingMessage | undefined => (socket as Counted)[lastRequest];
+
+/**
+ * Calls `then` once every answer under way on `socket` is handed to it (at once when none is):
+ * what is written after them reaches a pipelining client after their answers, in order.
+ */
+export function afterAnswers(socket: net.Socket, then: () => void): void {
+  const counted = socket as Counted;
+  if (!counted[waiting]) return then();
+  counted[whenAnswered] = then;
+}
 
 /** The part of Node's per-connection HTTP parser (`socket.parser`, internal to node:http) used here. */
 interface NodeParser {
@@ -139,6 +157,7 @@ export function boundPipelining(server: http.Server): void {
     const socket = req.socket as Counted;
     const n = (socket[waiting] ?? 0) + 1;
     socket[waiting] = n;
+    socket[lastRequest] = req;
     socket[idleOf]?.delete(socket);
     // A shared function, no closure per answer: it reads the connection from the request.
     res.on('finish', answered);
@@ -173,6 +192,11 @@ function answered(this: http.ServerResponse): void {
   socket[waiting] = n;
   // Every answer out: a kept-alive connection waits again, at the end of the order.
   if (n === 0 && !socket.destroyed) socket[idleOf]?.set(socket, true);
+  if (n === 0 && socket[whenAnswered]) {
+    const then = socket[whenAnswered];
+    socket[whenAnswered] = undefined;
+    then();
+  }
   if (socket[pausedByUs] && n <= PIPELINE_PAUSE / 2) {
     socket[pausedByUs] = false;
     socket.resume();

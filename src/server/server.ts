@@ -3,12 +3,13 @@
 // request from the release's files: static files with the contract's headers, the API, redirects,
 // custom domains and the 404 page. Every answer gets the common headers, errors included.
 import http from 'node:http';
+import type { Socket } from 'node:net';
 import { answer } from '../api/handler.ts';
 import { connectRefused, releaseMissing, requestError, serverError, targetTooLong, unknownMethod, type ApiResponse } from '../http/response.ts';
 import { MAX_TARGET_BYTES, TargetRequest } from '../http/request.ts';
 import { loadRelease, releaseKey, watchRelease, type LoadedRelease } from './release.ts';
 import { ReleaseMissingError } from './disk-files.ts';
-import { applyConnectionLimits, connectionLimits, serverOptions, type ConnectionLimits } from './lifecycle.ts';
+import { afterAnswers, applyConnectionLimits, connectionLimits, lastRequestOf, serverOptions, type ConnectionLimits } from './lifecycle.ts';
 import type { AccessLog } from './access-log.ts';
 
 export interface SiteServer {
@@ -65,6 +66,9 @@ export async function createSiteServer(distDir: string, options: SiteServerOptio
     if (hostHeaders(req.rawHeaders) > 1) return send(res, requestError(400, 'A request must have one Host header, not several (RFC 9112 §3.2).'));
     // And for one that is no host (`a b`, `x/y`): Node takes any value.
     if (req.headers.host !== undefined && !HOST_VALUE.test(req.headers.host)) return send(res, requestError(400, 'The Host header is no host[:port] (RFC 9112 §3.2).'));
+    // Node makes the request before it finds it cannot read such a body (then a 'clientError').
+    const coding = req.headers['transfer-encoding'];
+    if (coding !== undefined && !FINAL_CHUNKED.test(coding)) return send(res, requestError(400, 'A Transfer-Encoding must end in chunked: the body\'s length cannot be known otherwise (RFC 9112 §6.3).'));
     // Pinned: the whole request is answered from this release, even if another is switched in meanwhile.
     const answered = answer(new NodeRequest(req, target), current.files);
     if (answered instanceof Promise) return answered.then((r) => send(res, r)).catch((error: unknown) => failed(req, res, error));
@@ -85,13 +89,24 @@ export async function createSiteServer(distDir: string, options: SiteServerOptio
   applyConnectionLimits(server, limits);
   accessLog?.watch(server);
   // A request Node cannot even parse still gets a JSON answer with the common headers (and a log line).
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+  server.on('clientError', (err: NodeJS.ErrnoException, duplex) => {
+    const socket = duplex as Socket & { [failedOnce]?: true };
     if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();
-    const answer = parseFailure(err);
-    socket.end(rawAnswer(answer));
-    accessLog?.rawAnswer(socket, answer);
-    // Headers too slow: the connection goes once the 408 is out, so its MAX_CONNECTIONS slot is free at once.
-    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') (socket as import('node:net').Socket).destroySoon();
+    // The parser stays failed: every chunk the client sends after is this error again.
+    if (socket[failedOnce]) return;
+    socket[failedOnce] = true;
+    // Failed in the body of the last request (a bad chunk): that request is answered, or being
+    // answered; a second answer to it would be read as the answer to the client's next one.
+    const last = lastRequestOf(socket);
+    const answer = last !== undefined && !last.complete ? undefined : parseFailure(err);
+    // Answers to the requests before it go first: a pipelining client reads answers by position.
+    afterAnswers(socket, () => {
+      if (!answer) return socket.end();
+      socket.end(rawAnswer(answer));
+      accessLog?.rawAnswer(socket, answer);
+      // Headers too slow: the connection goes once the 408 is out, so its MAX_CONNECTIONS slot is free at once.
+      if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroySoon();
+    });
   });
   // `Expect` other than 100-continue (which Node answers itself, then the request is ours as usual).
   server.on('checkExpectation', (_req: http.IncomingMessage, res: http.ServerResponse) =>
@@ -171,6 +186,12 @@ class NodeRequest extends TargetRequest {
 /** A Host value: `uri-host [ ":" port ]` (RFC 3986 §3.2.2: a reg-name, IPv4, or an IP literal in brackets), or empty (HTTP/1.0 proxies send one). */
 const HOST_VALUE = /^(?:\[[0-9A-Za-z:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::\d*)?$/;
 
+/** A Transfer-Encoding whose last coding is chunked (RFC 9112 §6.3). */
+const FINAL_CHUNKED = /(?:^|,)[ \t]*chunked[ \t]*$/i;
+
+/** Marks a connection whose parser failed: answered once. */
+const failedOnce = Symbol('failedOnce');
+
 /** `METHOD target HTTP/x.y`, the method a token (RFC 9110 §9.1). */
 const REQUEST_LINE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ [^ \r\n]+ HTTP\/\d\.\d\r\n/;
 
@@ -178,16 +199,33 @@ const REQUEST_LINE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ [^ \r\n]+ HTTP\/\d\.\d\r\n/;
  * What to answer a request Node's parser refused. Over its 16 KiB limit on the request line and
  * headers together, the status says which was too long: 414 if the request line alone is.
  */
-function parseFailure(err: NodeJS.ErrnoException & { rawPacket?: Buffer }): ApiResponse {
+function parseFailure(err: ParseError): ApiResponse {
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return requestError(408, 'The request did not arrive in time: send its headers within the time the server allows.');
   if (err.code === 'HPE_HEADER_OVERFLOW') {
-    const lineEnd = err.rawPacket?.indexOf('\r\n') ?? -1;
+    const request = failedRequest(err, '\r\n\r\n');
+    const lineEnd = request?.indexOf('\r\n') ?? -1;
     if (lineEnd < 0 || lineEnd > MAX_TARGET_BYTES) return targetTooLong();
     return requestError(431, 'The request headers are too large: send fewer or shorter headers (16 KiB in all at most).');
   }
   // A well-formed request line with a method Node does not know; garbage (`NOT HTTP`) stays a 400.
-  if (err.code === 'HPE_INVALID_METHOD' && REQUEST_LINE.test(err.rawPacket?.subarray(0, MAX_TARGET_BYTES + 64).toString('latin1') ?? '')) return unknownMethod();
+  if (err.code === 'HPE_INVALID_METHOD' && REQUEST_LINE.test(failedRequest(err, '\n')?.subarray(0, MAX_TARGET_BYTES + 64).toString('latin1') ?? '')) return unknownMethod();
   return requestError(400, 'The request could not be parsed.');
+}
+
+/** A parse error of Node's: the chunk it was parsing (requests before the failed one included) and where in it it failed. */
+type ParseError = NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number };
+
+/**
+ * The failed request's bytes in the chunk: from after the last `boundary` that ends before the
+ * point of failure (the blank line that ended the request before it, or, for a method, the line
+ * before). Over the header limit, that point is the end of a header line, maybe the last one.
+ */
+function failedRequest(err: ParseError, boundary: string): Buffer | undefined {
+  const raw = err.rawPacket;
+  if (!raw) return undefined;
+  const at = typeof err.bytesParsed === 'number' ? Math.min(err.bytesParsed, raw.length) : 0;
+  const before = at >= boundary.length ? raw.lastIndexOf(boundary, at - boundary.length) : -1;
+  return raw.subarray(before < 0 ? 0 : before + boundary.length);
 }
 
 /** An answer as the bytes of an HTTP/1.1 message, for a socket Node's parser gave up on. */

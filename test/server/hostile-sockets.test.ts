@@ -291,6 +291,73 @@ describe('malformed requests get well-formed answers', () => {
   });
 });
 
+/** Writes `bytes` on one connection and reads until the server closes it. */
+function exchangeAll(port: number, bytes: string): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const s = net.connect(port, '127.0.0.1', () => s.write(bytes));
+    s.on('data', (c: Buffer) => chunks.push(c));
+    s.on('error', () => {});
+    s.on('close', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+describe('a request Node cannot parse after others on the same connection', () => {
+  // A pipelining client reads answers by position. On main at 7e37ac4 the error's answer was
+  // written at once: before the answers still being made (`GET /p/alice` then garbage: only a 405,
+  // read as the page's answer), and judged by the chunk's first request (a 405 for garbage).
+  const get = (target: string) => `GET ${target} HTTP/1.1\r\nHost: x\r\n\r\n`;
+  const statusesAndBodies = (raw: Buffer) => splitAnswers(raw).map((a) => ({ status: a.status, body: a.body.toString() }));
+
+  test('garbage: the answers to the requests before it, in order, then a JSON 400, and the connection closed', async () => {
+    const { port } = await serveRelease();
+    const answers = statusesAndBodies(await exchangeAll(port, get('/p/alice') + get('/api/v1/users/alice') + 'NOT HTTP\r\n\r\n'));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 400]);
+    expect(answers[0]!.body).toBe('<!doctype html><title>alice</title>');
+    expect(JSON.parse(answers[1]!.body).data.username).toBe('alice');
+    expect(ErrorBodySchema.parse(JSON.parse(answers[2]!.body)).error.message).toMatch(/could not be parsed/);
+  });
+
+  test('a method HTTP does not define: the answer before it, then the 405; headers over the limit: then the 431', async () => {
+    const { port } = await serveRelease();
+    const unknown = statusesAndBodies(await exchangeAll(port, get('/p/alice') + 'BREW /api/v1/users/alice HTTP/1.1\r\nHost: x\r\n\r\n'));
+    expect(unknown.map((a) => a.status)).toEqual([200, 405]);
+    expect(ErrorBodySchema.parse(JSON.parse(unknown[1]!.body)).error.code).toBe('METHOD_NOT_ALLOWED');
+    // Many short headers: no line of them is as long as a request line over the target's limit.
+    const many = Array.from({ length: 400 }, (_, i) => `X-Header-${i}: ${'v'.repeat(40)}\r\n`).join('');
+    const big = statusesAndBodies(await exchangeAll(port, get('/p/alice') + `GET /api/v1/users/alice HTTP/1.1\r\nHost: x\r\n${many}\r\n`));
+    expect(big.map((a) => a.status)).toEqual([200, 431]);
+  });
+
+  test('a Transfer-Encoding that does not end in chunked: one JSON 400 (RFC 9112 §6.3), nothing more, the connection closed', async () => {
+    const { port } = await serveRelease();
+    for (const coding of ['gzip', 'identity', 'chunked, gzip']) {
+      for (const target of ['/api/v1/users/alice', '/p/alice']) {
+        const raw = await exchangeAll(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: ${coding}\r\n\r\n`);
+        const answers = splitAnswers(raw);
+        expect(answers.map((a) => a.status), `${coding} ${target}`).toEqual([400]);
+        expect(raw.length, `${coding} ${target}: nothing after the answer`).toBe(raw.indexOf('\r\n\r\n') + 4 + answers[0]!.body.length);
+        const r = parseResponse(raw);
+        expect(r.header('connection')).toBe('close');
+        // Node's parser refuses some itself (`chunked, gzip`), before any request is made.
+        expect(ErrorBodySchema.parse(JSON.parse(r.text)).error.message, coding).toMatch(/Transfer-Encoding must end in chunked|could not be parsed/);
+      }
+    }
+    // Ending in chunked, with its body: answered as any request.
+    const ok = splitAnswers(await exchangeAll(port, 'GET /api/v1/users/alice HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n0\r\n\r\n'));
+    expect(ok.map((a) => a.status)).toEqual([200]);
+  });
+
+  test('a broken chunked body after the request was answered: that answer alone, then the connection closed', async () => {
+    const { port } = await serveRelease();
+    const raw = await exchangeAll(port, 'GET /api/v1/users/alice HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n');
+    const answers = splitAnswers(raw);
+    expect(answers.map((a) => a.status)).toEqual([200]);
+    expect(JSON.parse(answers[0]!.body.toString()).data.username).toBe('alice');
+    expect(raw.length).toBe(raw.indexOf('\r\n\r\n') + 4 + answers[0]!.body.length);
+  });
+});
+
 describe('a release deleted from disk', () => {
   // On main at ffcfef8 these were 404s an edge keeps for 90 s (Cache-Control of CACHE_CONTROL).
   test('is a no-store JSON 503, not a 404; a new release is served again', async () => {
