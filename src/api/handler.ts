@@ -464,7 +464,13 @@ async function notFoundHtml(files: ReleaseFiles): Promise<ApiResponse> {
   return notFoundPage(await files.read(NOT_FOUND_PAGE_FILE) ?? '<!doctype html><title>Not found</title><h1>Not found</h1>');
 }
 
+/** An escaped slash (`%2F`): a path names a file by its plain slashes only, as nginx's config has it. */
+const ESCAPED_SLASH = /%2f/i;
+
+/** The path a file is looked up by; undefined for broken percent-encoding and for an escaped slash. */
 function safeDecode(p: string): string | undefined {
+  // `/api/v1/users%2Falice` or `/p%2Falice` was alice's file: another address for every file.
+  if (ESCAPED_SLASH.test(p)) return undefined;
   try {
     return decodePath(p);
   } catch {

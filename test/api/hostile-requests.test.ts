@@ -563,6 +563,17 @@ describe('no cache deception', () => {
     '/favicon.svg/x.css', '/index.css', '/openapi.json/x.css', '/docs/x.css', '/docs.css',
   ];
 
+  // On main at 2f116ae an escaped slash was decoded before the file lookup: `/p%2Falice` was
+  // alice's page, `/api/v1/users%2Falice` her answer (nginx's config refuses both).
+  test('an escaped slash is no file\'s address: a JSON 404 under /api/, the 404 page elsewhere', async () => {
+    for (const t of ['/api/v1/users%2Falice', '/api/v1/users%2falice', '/api%2Fv1%2Fusers%2Falice', '/p%2Falice', '/p%2falice', '/browse%2F1', '/docs%2F', '/media%2Favatars%2Falice.png', '/service-api%2Fv1%2Fcreators']) {
+      const r = await viaDispatch(t);
+      expect(r.status, t).toBe(404);
+      if (isApi(t)) expect(ErrorBodySchema.parse(bodyJson(r)).error.code, t).toBe('NOT_FOUND');
+      else expect(r.headers['content-type'], t).toBe(HTML);
+    }
+  });
+
   test('extra segments, extensions and ;params on any address are 404s or 400s', async () => {
     for (const t of TARGETS) {
       const r = await raw(t);
