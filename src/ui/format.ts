@@ -36,3 +36,18 @@ export const formatJoined = (iso: string) => {
   if (text === undefined) joined.set(month, text = `joined ${monthYear.format(date)}`);
   return text;
 };
+
+/**
+ * `text` with its whitespace collapsed, at most `max` characters (code points): cut at the last
+ * space before the limit, with an ellipsis, so a link preview never ends mid-word (`genera`).
+ */
+export function excerpt(text: string, max = 200): string {
+  const flat = text.trim().replace(/\s+/g, ' ');
+  const chars = [...flat];
+  if (chars.length <= max) return flat;
+  const head = chars.slice(0, max - 1).join('');
+  // Whole words: up to the last space, or all of `head` when a space follows it; one word longer
+  // than the limit is cut where the limit falls.
+  const space = chars[max - 1] === ' ' ? head.length : head.lastIndexOf(' ');
+  return `${(space > 0 ? head.slice(0, space) : head).replace(/[\s,;:.–—-]+$/, '')}…`;
+}

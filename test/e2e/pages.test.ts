@@ -124,6 +124,19 @@ describe('the API docs page', () => {
     expect(pres.length).toBeGreaterThan(3);
     expect(pres.filter((p) => !/\btabindex="0"/.test(p))).toEqual([]);
   });
+
+  // axe's scrollable-region-focusable (WCAG 2.1.1): on a phone a parameter table scrolls sideways,
+  // and on main at b59a9e2 a keyboard could not reach it.
+  test('each parameter table\'s scrolling wrapper is a named region a keyboard can reach', () => {
+    const html = readServedFile(path.join(dist, 'client', 'docs.html')).toString('utf8');
+    const wrappers = [...html.matchAll(/<div\b[^>]*class="docs-table"[^>]*>/g)].map((m) => m[0]);
+    expect(wrappers.length).toBeGreaterThan(2);
+    for (const w of wrappers) {
+      expect(w).toMatch(/\btabindex="0"/);
+      expect(w).toMatch(/\brole="region"/);
+      expect(w).toMatch(/\baria-label="Parameters of (GET) \/[^"]+"/);
+    }
+  });
 });
 
 describe('link cards', () => {

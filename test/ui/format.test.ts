@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { initialOf } from '../../src/ui/default-avatar.ts';
-import { formatJoined, formatViews } from '../../src/ui/format.ts';
+import { excerpt, formatJoined, formatViews } from '../../src/ui/format.ts';
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 const segmenterInitial = (name: string) => {
@@ -43,5 +43,34 @@ describe('text helpers of the profile page', () => {
     for (const iso of ['2024-06-25T03:09:57.938Z', '2024-06-01T00:30:00+02:00', '2024-06-30T23:30:00-02:00', '2015-01-01T00:00:00Z', '2024-06-25T10:00:00Z']) {
       expect(formatJoined(iso), iso).toBe(`joined ${monthYear.format(new Date(iso))}`);
     }
+  });
+});
+
+describe('excerpt, the description of a link preview', () => {
+  // On main at b59a9e2 a bio was cut at 200 characters wherever they fell: "…a static site genera".
+  test('any text: as it is when short; else a prefix of whole words, at most the limit with its ellipsis', () => {
+    const word = fc.string({ unit: fc.constantFrom('a', 'é', '🌸', 'ß', 'z', ',', '.'), minLength: 1, maxLength: 14 });
+    fc.assert(fc.property(fc.array(word, { maxLength: 60 }), fc.constantFrom(' ', '  ', '\n', '\t '), fc.integer({ min: 10, max: 200 }), (words, gap, max) => {
+      const text = words.join(gap);
+      const flat = text.trim().replace(/\s+/g, ' ');
+      const out = excerpt(text, max);
+      if ([...flat].length <= max) {
+        expect(out).toBe(flat);
+        return;
+      }
+      expect([...out].length).toBeLessThanOrEqual(max);
+      expect(out.endsWith('…')).toBe(true);
+      const kept = out.slice(0, -1);
+      expect(flat.startsWith(kept)).toBe(true);
+      // Whole words: what follows the kept text in the original starts a new word, unless one word alone was longer than the limit.
+      const next = flat.slice(kept.length);
+      if ([...flat].slice(0, max).includes(' ')) expect(next).toMatch(/^[,;:.–—-]*\s/);
+    }));
+  });
+
+  test('a bio of a profile page', () => {
+    expect(excerpt('Writes   about\nstatic sites.')).toBe('Writes about static sites.');
+    expect(excerpt(`${'word '.repeat(50)}end`, 20)).toBe('word word word word…');
+    expect(excerpt('x'.repeat(30), 10)).toBe(`${'x'.repeat(9)}…`);
   });
 });
