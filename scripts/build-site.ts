@@ -7,7 +7,7 @@
 // The steps are src/build/pipeline.ts's; this reads the options and runs them.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_SITE_URL, buildTimeFromEnv, changedFromEnv, cloudflareAssetLimitFromEnv, deployTargetFromEnv, distDirFromEnv, distDirProblem, incrementalFromEnv, precompressFromEnv, siteUrlFromEnv } from '../src/config.ts';
+import { DEFAULT_SITE_URL, buildFoldersProblem, buildTimeFromEnv, changedFromEnv, cloudflareAssetLimitFromEnv, deployTargetFromEnv, distDirFromEnv, distDirProblem, incrementalFromEnv, precompressFromEnv, siteUrlFromEnv } from '../src/config.ts';
 import { contentDirFromEnv } from '../src/content/load.ts';
 import { checkFaults } from '../src/build/faults.ts';
 import { runToldBuild, type BuildOptions } from '../src/build/pipeline.ts';
@@ -48,11 +48,13 @@ function optionsFrom(request: Record<string, string | undefined> = {}): BuildOpt
   const env = { ...process.env, ...request };
   checkFaults();
   const distDir = distDirFromEnv();
-  const distProblem = distDirProblem(distDir);
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const contentDir = contentDirFromEnv();
+  const distProblem = distDirProblem(distDir) ?? buildFoldersProblem(root, distDir, contentDir);
   if (distProblem) throw new Error(distProblem);
   return {
-    root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'),
-    contentDir: contentDirFromEnv(),
+    root,
+    contentDir,
     distDir,
     siteUrl: siteUrlFromEnv(),
     target: deployTargetFromEnv(), precompress: precompressFromEnv(),

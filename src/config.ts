@@ -45,6 +45,31 @@ export function distDirProblem(distDir: string): string | undefined {
   return `DIST_DIR must be inside the project (or below another folder whose node_modules has the project's packages), not \`${distDir}\`: the server bundle loads its packages from there. Build into the project and copy or link the result.`;
 }
 
+/** Whether `inner` is `outer` or inside it (both absolute). */
+const within = (inner: string, outer: string) => inner === outer || inner.startsWith(outer + path.sep);
+
+/**
+ * Why the build's folders would publish or lose what the operator did not mean to, or undefined:
+ * Astro copies every file of `public/` into the build (a content folder there was published whole,
+ * `private:` notes included); and the build takes a plain `DIST_DIR` over as its first release,
+ * which a later build prunes (`DIST_DIR=docs` moved the docs there, and five builds later deleted them).
+ */
+export function buildFoldersProblem(root: string, distDir: string, contentDir: string): string | undefined {
+  const publicDir = path.join(root, 'public');
+  if (within(contentDir, publicDir)) return `CONTENT_DIR must not be inside public/ (\`${contentDir}\`): Astro publishes every file there, private: notes included. Keep the content in its own folder.`;
+  if (within(distDir, publicDir)) return `DIST_DIR must not be inside public/ (\`${distDir}\`): Astro copies public/ into every build. Build into a folder of its own, such as dist/.`;
+  if (within(distDir, contentDir) || within(contentDir, distDir)) return `DIST_DIR (\`${distDir}\`) and CONTENT_DIR (\`${contentDir}\`) must be apart: neither inside the other.`;
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.lstatSync(distDir);
+  } catch {
+    return undefined;
+  }
+  // A link is the served release; an empty folder or an earlier build (Astro's client/) is taken over as a release.
+  if (!stat.isDirectory() || fs.existsSync(path.join(distDir, 'client')) || fs.readdirSync(distDir).length === 0) return undefined;
+  return `DIST_DIR \`${distDir}\` is a folder that holds no build (no client/ in it): the build would move it into its releases, and a later build would delete it. Choose a new or empty folder, such as dist/.`;
+}
+
 /**
  * `ACCESS_LOG`: where `npm run serve` appends its access log (src/server/access-log.ts): a file,
  * made absolute here so a reopen finds the same one, or `-` for stdout. Unset or empty: no log.

@@ -9,7 +9,8 @@ import { describe, expect, onTestFinished, test } from 'vitest';
 import { etagOf } from '../../src/http/response.ts';
 import { ErrorBodySchema, UserBodySchema } from '../../src/schemas/api.ts';
 import { isReleaseId, readReleaseInfo, releasePath, servedRelease } from '../../src/release/releases.ts';
-import { buildFixture, ownBuild, sharedBuild } from '../support/built-server.ts';
+import { buildFixture, ownBuild, sharedBuild, workDir } from '../support/built-server.ts';
+import { buildFoldersProblem } from '../../src/config.ts';
 import { FIXTURE, PRIVATE_MARKERS, ROOT, readDecoded, readServedFile } from '../support/helpers.ts';
 import { compressedBaseOf } from '../../src/http/headers.ts';
 import { LOOKUP_INPUT, LOOKUP_PROBLEM } from '../../src/api/handler.ts';
@@ -242,6 +243,50 @@ describe('the built service over HTTP', () => {
       expect(fs.readdirSync(path.dirname(outside))).toEqual([]);
     } finally {
       fs.rmSync(path.dirname(outside), { recursive: true, force: true });
+    }
+  });
+
+  // On main at 4d1097c `DIST_DIR=docs` moved the docs into release 000001 and a fifth build deleted
+  // them; a content folder inside public/ was published whole, private: notes included.
+  test('a DIST_DIR that holds files but no build is refused at once, with the fix, and left as it was', () => {
+    const folder = path.join(workDir('not-a-build'), 'docs');
+    fs.rmSync(path.dirname(folder), { recursive: true, force: true });
+    fs.mkdirSync(folder, { recursive: true });
+    fs.writeFileSync(path.join(folder, 'notes.md'), '# mine\n');
+    try {
+      const b = buildFixture(FIXTURE, folder);
+      expect(b.status).toBe(2);
+      expect(b.stderr).toContain('is a folder that holds no build (no client/ in it)');
+      expect(b.stderr).toContain('Choose a new or empty folder');
+      expect(fs.lstatSync(folder).isDirectory()).toBe(true);
+      expect(fs.readdirSync(folder)).toEqual(['notes.md']);
+      expect(fs.readdirSync(path.dirname(folder))).toEqual(['docs']);
+    } finally {
+      fs.rmSync(path.dirname(folder), { recursive: true, force: true });
+    }
+  });
+
+  test('the build\'s folders: nothing inside public/, content and build apart; an empty folder or an earlier build is taken', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'folders-'));
+    try {
+      const at = (...p: string[]) => path.join(root, ...p);
+      const content = at('content');
+      expect(buildFoldersProblem(root, at('dist'), at('public', 'content'))).toMatch(/^CONTENT_DIR must not be inside public\/.*private: notes included/);
+      expect(buildFoldersProblem(root, at('public'), content)).toMatch(/^DIST_DIR must not be inside public\//);
+      expect(buildFoldersProblem(root, at('public', 'dist'), content)).toMatch(/^DIST_DIR must not be inside public\//);
+      expect(buildFoldersProblem(root, at('content', 'dist'), content)).toMatch(/must be apart/);
+      expect(buildFoldersProblem(root, root, content)).toMatch(/must be apart/);
+      // Not there, empty, or an earlier build: fine. `publicity` is no public/.
+      expect(buildFoldersProblem(root, at('dist'), content)).toBeUndefined();
+      expect(buildFoldersProblem(root, at('publicity'), at('publicity-content'))).toBeUndefined();
+      fs.mkdirSync(at('dist'));
+      expect(buildFoldersProblem(root, at('dist'), content)).toBeUndefined();
+      fs.writeFileSync(at('dist', 'index.html'), '');
+      expect(buildFoldersProblem(root, at('dist'), content)).toMatch(/holds no build/);
+      fs.mkdirSync(at('dist', 'client'));
+      expect(buildFoldersProblem(root, at('dist'), content)).toBeUndefined();
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
     }
   });
 
