@@ -365,11 +365,13 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, c
     const decoded = statsRead?.ok ? decodeText(statsFile, statsRead.bytes) : undefined;
     if (decoded && !decoded.ok) problems.push(...decoded.problems);
     const text = decoded?.ok ? decoded.text : undefined;
-    const odd = text === undefined ? 0 : flowCollectionLine(text);
+    const odd = text === undefined ? undefined : oddViewsLine(text);
     if (odd) {
       problems.push({
-        file: statsFile, line: odd, column: 1,
-        message: 'has a `[...]` or `{...}` collection: this file holds `username: count` lines (as `npm run views:import` writes it)',
+        file: statsFile, line: odd.line, column: 1,
+        message: odd.flow
+          ? 'has a `[...]` or `{...}` collection: this file holds `username: count` lines (as `npm run views:import` writes it)'
+          : 'is no `username: count` line from its first column (a list entry, an indented or a nested line): this file holds `username: count` lines (as `npm run views:import` writes it)',
         hint: 'write one `username: count` line per profile',
       });
     } else if (text !== undefined) {
@@ -390,19 +392,27 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, c
   return { content, problems, warnings };
 }
 
+/** A line `npm run views:import` writes: blank, a comment, or `key: value` from the first column. */
+const VIEWS_LINE = /^(?:[ \t]*(?:#.*)?|[^\s#?-][^:]*:(?:[ \t].*)?)\r?$/;
+
 /**
- * The first line of `stats/views.yaml` with a flow collection (`[`, `]`, `{`, `}` outside a
- * comment), from 1, or 0. The file may be 16 MiB, and the yaml library is quadratic on some of
- * them (a list of empty entries: 1.6 s per 128 KiB); `views:import` writes `username: count` lines.
+ * The first line of `stats/views.yaml`, from 1, that is not one `npm run views:import` writes: a
+ * flow collection (`[`, `]`, `{`, `}` outside a comment), a list entry, an indented or a nested
+ * line; or undefined. The file may be 16 MiB, and the yaml library is quadratic on some shapes (a
+ * list of empty entries: 1.6 s per 128 KiB) and ran out of memory on 16 MiB of `-` lines.
  */
-function flowCollectionLine(text: string): number {
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+function oddViewsLine(text: string): { line: number; flow: boolean } | undefined {
+  // Line by line, not split: 16 MiB of one-character lines would be eight million strings.
+  for (let start = text.startsWith('\uFEFF') ? 1 : 0, n = 1; start <= text.length; n++) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end < 0 ? text.length : end);
     const comment = line.search(/(?:^|\s)#/);
-    if (/[[\]{}]/.test(comment < 0 ? line : line.slice(0, comment))) return i + 1;
+    if (/[[\]{}]/.test(comment < 0 ? line : line.slice(0, comment))) return { line: n, flow: true };
+    if (!VIEWS_LINE.test(line)) return { line: n, flow: false };
+    if (end < 0) break;
+    start = end + 1;
   }
-  return 0;
+  return undefined;
 }
 
 const byPlace = (a: ContentProblem, b: ContentProblem) =>

@@ -366,6 +366,14 @@ describe('shapes the yaml library is slow on', () => {
     expect(report(dir)).toEqual([
       'stats/views.yaml:3:1: has a `[...]` or `{...}` collection: this file holds `username: count` lines (as `npm run views:import` writes it)\n    hint: write one `username: count` line per profile',
     ]);
+    // 16 MiB of list entries ran the yaml library out of memory (on main at 4d1097c); an indented,
+    // a nested, a `?` and a block line are no `username: count` lines either.
+    for (const [body, line] of [[`dave: 12\n${'-\n'.repeat(8 * 1024 * 1024 - 5)}`, 2], ['dave: 12\n  alice: 3\n', 2], ['? dave\n: 12\n', 1], ['alice:\n  nested: 1\n', 2], ['dave: |\n  12\n', 2], ['- dave: 12\n', 1]] as const) {
+      fs.writeFileSync(views, body);
+      expect(report(dir), body.slice(0, 30)).toEqual([
+        `stats/views.yaml:${line}:1: is no \`username: count\` line from its first column (a list entry, an indented or a nested line): this file holds \`username: count\` lines (as \`npm run views:import\` writes it)\n    hint: write one \`username: count\` line per profile`,
+      ]);
+    }
     // CRLF, a BOM, trailing spaces and comments after a count are the same lines.
     fs.writeFileSync(views, '\uFEFF# counts [imported]\r\ndave: 12  \r\nalice: 3 # {from the log}\r\n\r\n');
     const r = loadContent(dir);
