@@ -93,8 +93,8 @@ export function imageDimensions(kind: ImageKind, head: Uint8Array): { width: num
   switch (kind) {
     case 'png': // IHDR, the first chunk (RFC 2083 §4.1.1)
       return head.length >= 24 && ascii(head, 12, 16) === 'IHDR' ? { width: u32be(head, 16), height: u32be(head, 20) } : undefined;
-    case 'gif': // the logical screen
-      return head.length >= 10 ? { width: u16le(head, 6), height: u16le(head, 8) } : undefined;
+    case 'gif':
+      return head.length >= 13 ? gifExtent(head) : undefined;
     case 'jpeg': { // the first SOFn marker's frame size
       let at = 2;
       while (at + 9 <= head.length) {
@@ -126,6 +126,33 @@ export function imageDimensions(kind: ImageKind, head: Uint8Array): { width: num
       return undefined;
     }
   }
+}
+
+/**
+ * A GIF's size: its logical screen, grown to every frame's right and bottom edge that `head` holds
+ * (GIF89a §18, §20). A browser draws a first frame larger than the screen at the frame's size: a
+ * 29-byte GIF of a 1×1 screen and a 65535×65535 frame passed as 1×1.
+ */
+function gifExtent(head: Uint8Array): { width: number; height: number } {
+  let width = u16le(head, 6);
+  let height = u16le(head, 8);
+  const table = (packed: number) => (packed & 0x80 ? 3 * 2 ** ((packed & 7) + 1) : 0);
+  /** Past a block's data sub-blocks (a size byte, that many bytes, until a zero). */
+  const skipSubBlocks = (at: number) => {
+    while (at < head.length && head[at] !== 0) at += head[at]! + 1;
+    return at + 1;
+  };
+  let at = 13 + table(head[10]!);
+  while (at < head.length) {
+    const block = head[at];
+    if (block === 0x21) at = skipSubBlocks(at + 2); // an extension: its label, then data
+    else if (block === 0x2c && at + 10 <= head.length) { // an image descriptor
+      width = Math.max(width, u16le(head, at + 1) + u16le(head, at + 5));
+      height = Math.max(height, u16le(head, at + 3) + u16le(head, at + 7));
+      at = skipSubBlocks(at + 10 + table(head[at + 9]!) + 1); // its colour table, the LZW code size, the data
+    } else break; // the trailer, or what the head does not hold
+  }
+  return { width, height };
 }
 
 /** Whether the file ends where its format says it ends: a truncated upload is refused, not published. */

@@ -218,6 +218,11 @@ describe('images are checked by their bytes', () => {
     fs.writeFileSync(path.join(dir, 'avatars', 'cut.avif'), IMAGES['a.avif']!.subarray(0, 40));
     fs.writeFileSync(path.join(dir, 'avatars', 'wide.gif'), Buffer.concat([IMAGES['g.gif']!.subarray(0, 6), Buffer.from([0x01, 0x10, 0x01, 0x00]), IMAGES['g.gif']!.subarray(10)]));
     fs.writeFileSync(path.join(dir, 'avatars', 'edge.png'), pngDeclaring(4096, 4096));
+    // A 1×1 screen and a 65535×65535 frame, which a browser draws at the frame's size (passed on main at f460a2f).
+    const frame = Buffer.from(IMAGES['g.gif']!);
+    frame.writeUInt16LE(0xffff, 32);
+    frame.writeUInt16LE(0xffff, 34);
+    fs.writeFileSync(path.join(dir, 'avatars', 'frame.gif'), frame);
     // Bytes after the end marker (a file appended to an image) are no whole image either.
     fs.writeFileSync(path.join(dir, 'avatars', 'extra.png'), Buffer.concat([PNG, Buffer.from('PK\x03\x04 appended')]));
     expect(report(dir)).toMatchInlineSnapshot(`
@@ -236,6 +241,8 @@ describe('images are checked by their bytes', () => {
           hint: export or copy the image again; a whole WebP file ends with its format's end marker, with nothing after it",
         "avatars/extra.png: is not one whole PNG image: the file does not end where the image does (cut short by an upload or copy, or with bytes added after its end)
           hint: export or copy the image again; a whole PNG file ends with its format's end marker, with nothing after it",
+        "avatars/frame.gif: is 65535×65535 px: an image may be at most 4096 px a side
+          hint: scale it down: it is shown at most a few hundred pixels wide (512 px is plenty)",
         "avatars/wide.gif: is 4097×1 px: an image may be at most 4096 px a side
           hint: scale it down: it is shown at most a few hundred pixels wide (512 px is plenty)",
       ]
