@@ -148,14 +148,19 @@ export function parseYamlDocument<S extends z.ZodType>(file: string, source: str
     data = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (e) {
     // The library counts the aliases it expands (an alias of a list of aliases counts them all again), not those written.
-    const aliased = (e as Error).message.startsWith('Excessive alias count');
+    const message = (e as Error).message;
+    const aliased = message.startsWith('Excessive alias count');
+    // `*nope` with no `&nope` before it: the library names the alias, not its place.
+    const unresolved = /^Unresolved alias .*: (.*)$/.exec(message)?.[1];
     let first: Alias | undefined;
-    if (aliased) visit(doc, { Alias(_, alias) { first = alias; return visit.BREAK; } });
+    if (aliased || unresolved !== undefined) visit(doc, { Alias(_, alias) { if (aliased || alias.source === unresolved) { first = alias; return visit.BREAK; } return undefined; } });
     return {
       ok: false,
       problems: [aliased
         ? { file, ...at(first?.range?.[0]), message: `its aliases (\`*name\`) make more than ${MAX_ALIASES} copies in all (an alias of a value holding aliases copies those again)`, hint: 'write the values out: profiles need no aliases' }
-        : { file, message: `cannot be read as YAML: ${(e as Error).message}` }],
+        : unresolved !== undefined
+          ? { file, ...at(first?.range?.[0]), message: `the alias \`*${unresolved}\` names no anchor (\`&${unresolved}\`) set before it`, hint: 'write the value out: profiles need no aliases' }
+          : { file, message: `cannot be read as YAML: ${message}` }],
     };
   }
   if (data === null || data === undefined) {

@@ -181,6 +181,20 @@ describe('what is private stays private', () => {
   });
 });
 
+describe('an alias of no anchor', () => {
+  // On main at d78f454: "cannot be read as YAML: Unresolved alias (the anchor must be set before the alias): nope", no line.
+  test('is a problem at the alias\'s line, with a hint, in a profile, a creator and the view counts', () => {
+    const { dir } = fixtureCopy();
+    fs.writeFileSync(path.join(dir, 'profiles', 'zed.yaml'), 'displayName: Zed\ncreatedAt: 2024-11-02T00:00:00Z\nbio: *nope\nlater: &nope x\n');
+    fs.writeFileSync(path.join(dir, 'creators', 'dave.yaml'), 'category: *gone\n');
+    const problems = report(dir);
+    expect(problems.filter((p) => /names no anchor/.test(p))).toEqual([
+      'creators/dave.yaml:1:11: the alias `*gone` names no anchor (`&gone`) set before it\n    hint: write the value out: profiles need no aliases',
+      'profiles/zed.yaml:3:6: the alias `*nope` names no anchor (`&nope`) set before it\n    hint: write the value out: profiles need no aliases',
+    ]);
+  });
+});
+
 describe('what is private stays private, named any way', () => {
   test('a key that is an alias is refused at its line: `*k :` with `&k private` made a second private part no rule saw, and the alias out of it passed', () => {
     const { dir } = fixtureCopy();
