@@ -291,15 +291,15 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, c
     const { file } = scan.profileFiles[i]!;
     if (!r.ok) { problems.push(...r.problems); continue; }
     const p = r.profile;
+    // Every problem of the file at once: a contributor should not find the next one only after fixing this one.
+    const before = problems.length;
     if (p.avatar && !avatars.has(p.avatar) && !scan.refusedFolders.has('avatars')) {
       const near = closest(p.avatar, avatars);
       problems.push({ file, ...r.places.avatar, keyPath: 'avatar', message: `the avatar \`${p.avatar}\` is not in \`avatars/\``, hint: near ? `did you mean \`${near}\`?` : 'add the image to content/avatars/ or remove the key' });
-      continue;
     }
     if (p.decoration && !content.decorations.has(p.decoration) && !scan.refusedFolders.has('decorations')) {
       const near = closest(p.decoration, content.decorations.keys());
       problems.push({ file, ...r.places.decoration, keyPath: 'decoration', message: `no decoration \`${p.decoration}\` in \`decorations/\``, hint: near ? `did you mean \`${near}\`?` : `add decorations/${p.decoration}.yaml or remove the key` });
-      continue;
     }
     if (p.customDomain) {
       const taken = domains.get(p.customDomain);
@@ -313,19 +313,17 @@ function assemble(scan: Scan, parsed: ParsedProfile[], site: SiteOptions = {}, c
         });
         claimed(file, r.places.customDomain, taken.file);
         claimed(taken.file, taken.place, file);
-        continue;
-      }
-      if (own !== undefined) {
+      } else if (own !== undefined) {
         problems.push({
           file, ...r.places.customDomain, keyPath: 'customDomain',
           message: `\`${p.customDomain}\` is ${own}, not a custom domain`,
           hint: 'remove the key: the profile is at /p/<username> on this site already',
         });
-        continue;
+      } else {
+        domains.set(p.customDomain, { file, place: r.places.customDomain });
       }
-      domains.set(p.customDomain, { file, place: r.places.customDomain });
     }
-    content.profiles.set(r.username, p);
+    if (problems.length === before) content.profiles.set(r.username, p);
   }
 
   for (const { id: username, file } of scan.creatorFiles) {

@@ -181,6 +181,21 @@ describe('what is private stays private', () => {
   });
 });
 
+describe('every problem of a file at once', () => {
+  // On main at 09bad65 only the avatar was reported; the decoration, then the domain, came one fix at a time.
+  test('a missing avatar, a missing decoration and a custom domain taken by another profile: all three', () => {
+    const { dir } = fixtureCopy();
+    const taken = fs.readdirSync(path.join(dir, 'profiles')).map((f) => /^customDomain: (\S+)$/m.exec(fs.readFileSync(path.join(dir, 'profiles', f), 'utf8'))?.[1]).find(Boolean)!;
+    fs.writeFileSync(path.join(dir, 'profiles', 'zed.yaml'), `displayName: Zed\ncreatedAt: 2024-11-02T00:00:00Z\navatar: missing.png\ndecoration: nope\ncustomDomain: ${taken}\n`);
+    const zed = report(dir).filter((p) => p.startsWith('profiles/zed.yaml'));
+    expect(zed.map((p) => p.split('\n')[0])).toEqual([
+      'profiles/zed.yaml:3:9 `avatar`: the avatar `missing.png` is not in `avatars/`',
+      'profiles/zed.yaml:4:13 `decoration`: no decoration `nope` in `decorations/`',
+      expect.stringMatching(new RegExp(`^profiles/zed\\.yaml:5:15 \`customDomain\`: the custom domain \`${taken.replace(/\./g, '\\.')}\` is also \`[a-z0-9_-]+\`'s: a domain serves one profile$`)),
+    ]);
+  });
+});
+
 describe('an alias of no anchor', () => {
   // On main at d78f454: "cannot be read as YAML: Unresolved alias (the anchor must be set before the alias): nope", no line.
   test('is a problem at the alias\'s line, with a hint, in a profile, a creator and the view counts', () => {
