@@ -94,7 +94,7 @@ export function imageDimensions(kind: ImageKind, head: Uint8Array): { width: num
     case 'png': // IHDR, the first chunk (RFC 2083 §4.1.1)
       return head.length >= 24 && ascii(head, 12, 16) === 'IHDR' ? { width: u32be(head, 16), height: u32be(head, 20) } : undefined;
     case 'gif':
-      return head.length >= 13 ? gifExtent(head) : undefined;
+      return head.length >= 10 ? gifExtent(head) : undefined;
     case 'jpeg': { // the first SOFn marker's frame size
       let at = 2;
       while (at + 9 <= head.length) {
@@ -136,6 +136,7 @@ export function imageDimensions(kind: ImageKind, head: Uint8Array): { width: num
 function gifExtent(head: Uint8Array): { width: number; height: number } {
   let width = u16le(head, 6);
   let height = u16le(head, 8);
+  if (head.length < 13) return { width, height };
   const table = (packed: number) => (packed & 0x80 ? 3 * 2 ** ((packed & 7) + 1) : 0);
   /** Past a block's data sub-blocks (a size byte, that many bytes, until a zero). */
   const skipSubBlocks = (at: number) => {
