@@ -26,6 +26,7 @@ import { distDirFromEnv } from '../src/config.ts';
 import { servedRelease } from '../src/release/releases.ts';
 import { Builder, spawnBuilder, type Rebuilt } from '../src/build/rebuilds.ts';
 import { watchTree } from '../src/build/watch-tree.ts';
+import { nodeArgsOf } from './support/npm-scripts.ts';
 
 const cli = parseCli({
   name: 'start',
@@ -49,16 +50,6 @@ const LOCKED_RETRY_MS = 2_000;
 const EX_TEMPFAIL = 75;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const scripts = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-
-/** The Node arguments of `npm run <name>` (`node <flags> <file>`), for this same Node to run. */
-function nodeArgs(command: string | undefined): string[] {
-  const words = command?.split(/\s+/) ?? [];
-  if (words[0] !== 'node' || !words.at(-1)?.endsWith('.ts') || words.some((w) => /[&|;'"$<>]/.test(w))) {
-    throw new Error(`package.json: expected \`node <flags> <file>.ts\`, not \`${command}\``);
-  }
-  return words.slice(1);
-}
 
 /** The children running now, which SIGTERM and SIGHUP sent to this process reach. */
 const children = new Set<ChildProcess>();
@@ -86,7 +77,7 @@ process.on('SIGINT', () => {});
 /** Runs `npm run <name>`'s command in this environment, its output shown; resolves with its exit code. */
 function run(name: string): Promise<number> {
   // The server gets a channel it ends with (src/server/main.ts): this process killed, the server goes too.
-  const child = spawn(process.execPath, nodeArgs(scripts[name]), { cwd: root, stdio: name === 'serve' ? ['inherit', 'inherit', 'inherit', 'ipc'] : 'inherit' });
+  const child = spawn(process.execPath, nodeArgsOf(name, root), { cwd: root, stdio: name === 'serve' ? ['inherit', 'inherit', 'inherit', 'ipc'] : 'inherit' });
   children.add(child);
   return new Promise((resolve) => child.once('close', (code, signal) => {
     children.delete(child);
@@ -199,7 +190,7 @@ const servingOld = first !== 0 && watching !== undefined && since !== undefined;
 if (servingOld) since = undefined;
 // The builder waits between edits, holding the served release's record: unlike a one-off build it
 // keeps V8's memory reducer, which gives back what an edit left while it waits (docs/scale.md).
-const builderArgs = nodeArgs(scripts.build).filter((a) => a !== '--no-memory-reducer');
+const builderArgs = nodeArgsOf('build', root).filter((a) => a !== '--no-memory-reducer');
 if (watching && (first === 0 || servingOld)) builder = new Builder(spawnBuilder(process.execPath, builderArgs, root, builderEnv), checked);
 let lastStderr = '';
 async function rebuild(files: readonly string[]): Promise<Outcome> {

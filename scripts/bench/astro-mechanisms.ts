@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { numberOption, parseCli } from '../../src/cli.ts';
 import { ROOT } from '../support/serve-build.ts';
+import { nodeArgsOf } from '../support/npm-scripts.ts';
 
 const PATCHES = path.join(ROOT, 'scripts/bench/prototypes');
 const SITE_URL = 'https://profiles.example.net';
@@ -43,9 +44,8 @@ const unknown = values.only?.split(',').filter((n) => !prototypeNames().includes
 if (unknown.length) cli.usageError(`--only: no scripts/bench/prototypes/${unknown[0]}.patch`);
 const variants = ['main', ...prototypeNames().filter((n) => !values.only || values.only.split(',').includes(n))];
 
-const buildScript = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } }).scripts.build;
-const [buildCommand, ...BUILD] = buildScript.split(/\s+/);
-if (buildCommand !== 'node' || BUILD.at(-1) !== 'scripts/build-site.ts') throw new Error(`astro-mechanisms: unexpected build script: ${buildScript}`);
+const BUILD = nodeArgsOf('build');
+if (BUILD.at(-1) !== 'scripts/build-site.ts') throw new Error(`astro-mechanisms: unexpected build script: node ${BUILD.join(' ')}`);
 
 const git = (args: string[], cwd = ROOT) => {
   const r = spawnSync('git', args, { cwd, encoding: 'utf8' });

@@ -45,6 +45,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT, serve } from '../support/serve-build.ts';
+import { nodeArgsOf } from '../support/npm-scripts.ts';
 import { numberOption, parseCli, step } from '../../src/cli.ts';
 import { releasesDir } from '../../src/release/releases.ts';
 import { rendererStore } from '../../src/build/astro/keep-renderer.ts';
@@ -123,9 +124,8 @@ if (!hugo) console.log(`bench: no Hugo in this run (${hugoVersion.status === 0 ?
 
 // The build as operators run it: `npm run build`'s command from package.json, node flags included
 // (read from there, so the benchmark can never measure other flags than the ones that ship).
-const buildScript = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } }).scripts.build;
-const [buildCommand, ...BUILD] = buildScript.split(/\s+/);
-if (buildCommand !== 'node' || BUILD.at(-1) !== 'scripts/build-site.ts') throw new Error(`bench: unexpected build script: ${buildScript}`);
+const BUILD = nodeArgsOf('build');
+if (BUILD.at(-1) !== 'scripts/build-site.ts') throw new Error(`bench: unexpected build script: node ${BUILD.join(' ')}`);
 /** A fresh clone has no compiled code kept either (scripts/support/compile-cache.mjs). */
 const FRESH_CLONE_ENV = { NODE_DISABLE_COMPILE_CACHE: '1' };
 

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCli, shownPath } from '../../src/cli.ts';
 import { DEFAULT_SITE_URL, distDirFromEnv } from '../../src/config.ts';
+import { nodeArgsOf } from '../support/npm-scripts.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -71,7 +72,7 @@ function run(args: string[], env: NodeJS.ProcessEnv, { group = false } = {}): Pr
 
 if (!cli.values['no-build']) {
   console.log(`Building ${process.env.CONTENT_DIR || './content'} for Cloudflare (SITE_URL=${siteUrl}) ...`);
-  const status = await run(['--no-memory-reducer', '--max-semi-space-size=32', '--heap-growing-percent=25', 'scripts/build-site.ts'], {
+  const status = await run(nodeArgsOf('build'), {
     ...process.env, DEPLOY_TARGET: 'cloudflare', SITE_URL: siteUrl,
   });
   if (stopping) process.exit(0);
